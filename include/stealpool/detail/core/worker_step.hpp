@@ -1,0 +1,142 @@
+// stealpool/detail/core/worker_step.hpp: the scheduling policy, written once
+// and shared by the threaded Executor and the deterministic simulator (sim/).
+//
+// pop_task():    where the next task comes from: own deque (LIFO), then the
+//                injector (a batch moves to the own deque), then up to steal_tries
+//                random victims (FIFO), never the worker itself.
+// worker_step(): one step of a worker: exit if done, else pop and run a task, else
+//                ask the idle policy what to do. The caller carries out the action
+//                (spin, yield, park): mechanism stays with the caller, so the
+//                simulator can replace threads and futexes with virtual ones.
+//
+// Both are templates over a context `Ctx` that provides:
+//   std::optional<Item> pop_local();
+//   Steal<Item> steal_injector();                 // batch into own deque, pop one
+//   Steal<Item> steal_from(std::size_t victim);
+//   std::size_t worker_id() const, worker_count() const;
+//   std::uint32_t steal_tries() const;
+//   XorShift64& victim_rng();
+//   WorkerMetrics& core_metrics();
+//   bool is_done() const;
+//   bool run(Item&&);                             // false: the task threw
+// an idle policy (see tiered_idle.hpp) and trace hooks (NoopTrace: zero cost).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "stealpool/metrics.hpp"
+#include "stealpool/queue/steal.hpp"
+#include "stealpool/rng.hpp"
+
+namespace stealpool::detail {
+
+enum class PopSource : std::uint8_t { local, injector, steal };
+
+enum class IdleKind : std::uint8_t { spin, yield, park };
+struct IdleAction {
+  IdleKind kind;
+  std::chrono::nanoseconds timeout{0};  // for park only; Parker::kForever for none
+};
+
+enum class StepKind : std::uint8_t { ran_task, no_work, should_park, exit_done, exit_panicked };
+struct StepResult {
+  StepKind kind;
+  PopSource source = PopSource::local;  // ran_task, exit_panicked
+  std::size_t victim = 0;               // ran_task from steal
+  IdleAction action{IdleKind::spin};    // no_work, should_park
+};
+
+template <class Item>
+struct Popped {
+  Item item;
+  PopSource source;
+  std::size_t victim;  // meaningful for PopSource::steal
+};
+
+// Trace hooks: every hook is a no-op here, so the optimiser removes the calls.
+struct NoopTrace {
+  void on_pop(std::size_t /*worker*/, PopSource, std::size_t /*victim*/) noexcept {}
+  void on_steal_attempt(std::size_t /*worker*/, std::size_t /*victim*/, StealStatus) noexcept {}
+  void on_task_end(std::size_t /*worker*/, bool /*ok*/) noexcept {}
+  void on_idle(std::size_t /*worker*/, IdleKind) noexcept {}
+  void on_park(std::size_t /*worker*/) noexcept {}
+  void on_unpark(std::size_t /*worker*/, bool /*notified*/) noexcept {}
+  void on_exit(std::size_t /*worker*/) noexcept {}
+};
+
+// The victim for a steal attempt: uniform over the other workers, never `self`.
+// Precondition: workers >= 2.
+inline std::size_t pick_victim(XorShift64& rng, std::size_t self, std::size_t workers) noexcept {
+  std::size_t v = rng.next_below(workers - 1);
+  if (v >= self) ++v;
+  return v;
+}
+
+template <class Ctx, class Trace>
+auto pop_task(Ctx& ctx, Trace& trace)
+    -> std::optional<Popped<typename decltype(ctx.pop_local())::value_type>> {
+  using Item = typename decltype(ctx.pop_local())::value_type;
+  const std::size_t self = ctx.worker_id();
+
+  if (auto item = ctx.pop_local()) return Popped<Item>{std::move(*item), PopSource::local, self};
+
+  // The injector: a lost race (retry) means another consumer got items, not that
+  // the queue is empty, so retry a bounded number of times before moving on.
+  for (std::uint32_t i = 0; i < ctx.steal_tries(); ++i) {
+    Steal<Item> s = ctx.steal_injector();
+    if (s.is_success()) return Popped<Item>{std::move(s).value(), PopSource::injector, self};
+    if (s.is_empty()) break;
+  }
+
+  const std::size_t n = ctx.worker_count();
+  if (n < 2) return std::nullopt;
+  WorkerMetrics& m = ctx.core_metrics();
+  for (std::uint32_t i = 0; i < ctx.steal_tries(); ++i) {
+    const std::size_t victim = pick_victim(ctx.victim_rng(), self, n);
+    ++m.steal_attempts;
+    Steal<Item> s = ctx.steal_from(victim);
+    trace.on_steal_attempt(self, victim, s.status());
+    if (s.is_success()) {
+      ++m.steal_successes;
+      return Popped<Item>{std::move(s).value(), PopSource::steal, victim};
+    }
+  }
+  return std::nullopt;
+}
+
+template <class Ctx, class Idle, class Trace>
+StepResult worker_step(Ctx& ctx, Idle& idle, Trace& trace) {
+  const std::size_t self = ctx.worker_id();
+  if (ctx.is_done()) {
+    trace.on_exit(self);
+    return {StepKind::exit_done};
+  }
+  if (auto popped = pop_task(ctx, trace)) {
+    idle.on_work();
+    trace.on_pop(self, popped->source, popped->victim);
+    WorkerMetrics& m = ctx.core_metrics();
+    ++m.tasks_executed;
+    switch (popped->source) {
+      case PopSource::local: ++m.tasks_from_local; break;
+      case PopSource::injector: ++m.tasks_from_injector; break;
+      case PopSource::steal: ++m.tasks_from_steal; break;
+    }
+    const bool ok = ctx.run(std::move(popped->item));
+    trace.on_task_end(self, ok);
+    if (!ok) {
+      ++m.tasks_failed;
+      return {StepKind::exit_panicked, popped->source, popped->victim};
+    }
+    return {StepKind::ran_task, popped->source, popped->victim};
+  }
+  const IdleAction action = idle.on_idle();
+  trace.on_idle(self, action.kind);
+  return {action.kind == IdleKind::park ? StepKind::should_park : StepKind::no_work,
+          PopSource::local, 0, action};
+}
+
+}  // namespace stealpool::detail

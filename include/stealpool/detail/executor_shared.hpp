@@ -1,0 +1,164 @@
+// stealpool/detail/executor_shared.hpp: the state every thread of one executor
+// shares (workers, handles, the owner), and the external spawn path.
+//
+// Lifetime: owned by shared_ptr from the Executor and from every ExecutorHandle,
+// so a handle outliving its executor stays safe (its spawns are rejected: the gate
+// closed at join).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "stealpool/detail/cache_line.hpp"
+#include "stealpool/detail/core/state_word.hpp"
+#include "stealpool/detail/sleep/sleep_registry.hpp"
+#include "stealpool/detail/task_box.hpp"
+#include "stealpool/executor_config.hpp"
+#include "stealpool/queue/chase_lev_deque.hpp"
+#include "stealpool/queue/injector.hpp"
+
+namespace stealpool::detail {
+
+template <class T>
+class ExecutorShared {
+ public:
+  using Box = TaskBox<T>;
+  using Stored = typename Box::Stored;
+  using Deque = ChaseLevDeque<Stored>;
+
+  explicit ExecutorShared(const ExecutorConfig& cfg) : config(cfg), sleep(cfg.workers) {
+    deques.reserve(cfg.workers);
+    for (std::size_t i = 0; i < cfg.workers; ++i) deques.push_back(std::make_unique<Deque>());
+  }
+
+  // --- the external spawn path (ExecutorHandle, Executor::spawn_external) ------
+
+  // On false (gate closed) `task` is untouched: the caller keeps it.
+  template <class U>
+  bool spawn_one(U&& task) {
+    if (!state.try_acquire_external(1)) return false;
+    try {
+      injector.push(Box::box(T(std::forward<U>(task))));
+    } catch (...) {
+      give_back(1);
+      throw;
+    }
+    sleep.notify(1);
+    return true;
+  }
+
+  // All or nothing: on false no task was taken. Elem is T (tasks are moved from)
+  // or const T (tasks are copied). If boxing or a queue allocation throws, a prefix
+  // of the batch may already be queued (and will run); the rest is not.
+  template <class Elem>
+  bool spawn_batch(std::span<Elem> tasks) {
+    if (tasks.empty()) return state.accepting();
+    if (!state.try_acquire_external(tasks.size())) return false;
+    std::size_t pushed = 0;
+    try {
+      if constexpr (Box::kInline) {
+        injector.push_batch(std::span<const Stored>(tasks.data(), tasks.size()));
+        pushed = tasks.size();
+      } else {
+        std::array<Stored, 64> chunk;
+        while (pushed < tasks.size()) {
+          const std::size_t n = std::min(chunk.size(), tasks.size() - pushed);
+          std::size_t boxed = 0;
+          try {
+            for (; boxed < n; ++boxed) {
+              Elem& e = tasks[pushed + boxed];
+              if constexpr (std::is_const_v<Elem>) chunk[boxed] = Box::box(T(e));
+              else chunk[boxed] = Box::box(T(std::move(e)));
+            }
+            injector.push_batch(std::span<const Stored>(chunk.data(), n));
+          } catch (...) {
+            for (std::size_t i = 0; i < boxed; ++i) Box::discard(chunk[i]);
+            throw;
+          }
+          pushed += n;
+        }
+      }
+    } catch (...) {
+      give_back(tasks.size() - pushed);
+      throw;
+    }
+    sleep.notify(std::min(tasks.size(), config.workers));
+    return true;
+  }
+
+  // --- stopping ---------------------------------------------------------------
+
+  // Terminal state reached (or a cooperative stop): every worker exits at its next
+  // step. Idempotent.
+  void initiate_done() noexcept {
+    // [DONE-flag] release: pairs with the acquire in is_done(); a worker that sees
+    // done also sees the terminal state word (or the recorded error).
+    done.value.store(true, std::memory_order::release);
+    sleep.unpark_all();  // tokens, so even a worker about to park returns at once
+  }
+  bool is_done() const noexcept {
+    return done.value.load(std::memory_order::acquire);  // [DONE-flag]
+  }
+
+  // Cooperative stop: reject new spawns, let workers exit after their current
+  // task. Queued tasks are dropped (destroyed at join, counted in tasks_dropped).
+  void shutdown() noexcept {
+    (void)state.close();
+    initiate_done();
+  }
+
+  void record_error(std::exception_ptr e) noexcept {
+    std::lock_guard<std::mutex> lock(error_mu);
+    if (!first_error) first_error = std::move(e);
+  }
+
+  // Units taken for tasks that were never queued (an allocation failed).
+  void give_back(std::size_t n) noexcept {
+    if (n != 0 && state.settle(n) == Terminal::yes) initiate_done();
+  }
+
+  // The sleeper's re-check ([SLEEP-dekker]): could any worker find work now?
+  bool work_visible() const noexcept {
+    if (!injector.empty_hint()) return true;
+    for (const auto& d : deques)
+      if (!d->empty_hint()) return true;
+    return false;
+  }
+
+  // After every worker has exited: destroys every task still queued. Returns how
+  // many there were.
+  std::size_t drain() noexcept {
+    std::size_t n = 0;
+    for (;;) {
+      Steal<Stored> s = injector.steal();
+      if (!s.is_success()) break;
+      Box::discard(s.value());
+      ++n;
+    }
+    for (auto& d : deques)
+      while (auto item = d->pop()) {
+        Box::discard(*item);
+        ++n;
+      }
+    return n;
+  }
+
+  const ExecutorConfig config;
+  StateWord<> state;
+  Injector<Stored> injector;
+  std::vector<std::unique_ptr<Deque>> deques;  // deques[i] is owned by worker i
+  SleepRegistry<> sleep;
+  Padded<std::atomic<bool>> done{};
+  std::mutex error_mu;
+  std::exception_ptr first_error;  // guarded by error_mu until the workers are joined
+};
+
+}  // namespace stealpool::detail

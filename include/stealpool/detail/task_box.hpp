@@ -1,0 +1,40 @@
+// stealpool/detail/task_box.hpp: how a task of type T travels through the
+// queues, which hold only small trivially copyable items.
+//
+// Small trivially copyable tasks (<= 32 bytes: an index, a pointer and a length,
+// a small enum-tagged struct) travel by value. Anything else is moved into a heap
+// box and the queues carry the pointer; the box is freed when the task is taken
+// out to run, or when an unrun task is discarded. So any movable T works, and the
+// recommended task shape (small, trivially copyable) costs no allocation.
+#pragma once
+
+#include <type_traits>
+#include <utility>
+
+namespace stealpool::detail {
+
+template <class T>
+struct TaskBox {
+  static_assert(std::is_move_constructible_v<T>, "Executor task types must be move-constructible");
+  static constexpr bool kInline = std::is_trivially_copyable_v<T> && sizeof(T) <= 32;
+  using Stored = std::conditional_t<kInline, T, T*>;
+
+  static Stored box(T&& task) {
+    if constexpr (kInline) return task;
+    else return new T(std::move(task));
+  }
+  static T unbox(Stored stored) noexcept(kInline || std::is_nothrow_move_constructible_v<T>) {
+    if constexpr (kInline) {
+      return stored;
+    } else {
+      T task(std::move(*stored));
+      delete stored;
+      return task;
+    }
+  }
+  static void discard(Stored stored) noexcept {
+    if constexpr (!kInline) delete stored;
+  }
+};
+
+}  // namespace stealpool::detail

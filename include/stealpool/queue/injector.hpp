@@ -1,0 +1,216 @@
+// stealpool/queue/injector.hpp: Injector<T>, the unbounded lock-free MPMC queue
+// through which threads outside the pool hand work to it.
+//
+// Who may call what: every member is safe from any number of threads at once,
+// except the destructor.
+//   push / push_batch        producers; never fail (allocate a block per 255 items)
+//   steal / steal_batch_and_pop   consumers; FIFO
+//
+// Layout: a linked list of blocks of kBlockSlots slots. Producers claim positions
+// at the tail with one CAS per batch, consumers claim positions at the head with
+// one CAS per batch, so a batch of 256 costs about two CASes, not 256. A block is
+// freed by the consumer whose reads complete it (a per-block count of slots read).
+// Cost of push: one CAS on the tail index and a release store per word written.
+//
+// FIFO, with one caveat: a consumer that claimed a slot whose producer has
+// claimed but not yet written it waits for that producer (a few instructions,
+// unless the producer is descheduled in between).
+//
+// The protocol and why it cannot lose, duplicate or use-after-free an item:
+// queue/README.md, section "Injector". Tags like [INJ-claim] name its pairs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <thread>
+
+#include "stealpool/detail/cache_line.hpp"
+#include "stealpool/detail/sync.hpp"
+#include "stealpool/queue/atomic_slot.hpp"
+#include "stealpool/queue/chase_lev_deque.hpp"
+#include "stealpool/queue/steal.hpp"
+
+namespace stealpool {
+
+template <class T, class Sync = detail::StdSync>
+class Injector {
+  template <class U>
+  using Atomic = typename Sync::template atomic<U>;
+
+ public:
+  // A lap of positions per block: offsets 0..kBlockSlots-1 are slots, offset
+  // kBlockSlots is the marker "this block is full and its successor is being
+  // installed" (see [INJ-marker]).
+  static constexpr std::uint64_t kLap = 256;
+  static constexpr std::uint64_t kBlockSlots = kLap - 1;
+
+  Injector() {
+    Block* first = new Block;
+    head_block_.value.store(first, std::memory_order::relaxed);  // not shared yet
+    tail_block_.value.store(first, std::memory_order::relaxed);  // not shared yet
+  }
+
+  Injector(const Injector&) = delete;
+  Injector& operator=(const Injector&) = delete;
+
+  // Frees the blocks. Items still queued are discarded without being visited:
+  // drain first (steal() until empty) if they own resources.
+  ~Injector() {
+    Block* b = head_block_.value.load(std::memory_order::relaxed);  // single-threaded now
+    while (b != nullptr) {
+      Block* next = b->next.load(std::memory_order::relaxed);
+      delete b;
+      b = next;
+    }
+  }
+
+  void push(const T& item) { push_batch(std::span<const T>(&item, 1)); }
+
+  // Pushes all items, in order. Each block's worth is claimed with one CAS.
+  void push_batch(std::span<const T> items) {
+    Block* spare = nullptr;  // pre-allocated successor, kept across CAS retries
+    std::uint64_t tail = tail_.value.load(std::memory_order::acquire);  // [INJ-marker]
+    Block* block = tail_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
+    while (!items.empty()) {
+      const std::uint64_t offset = tail % kLap;
+      if (offset == kBlockSlots) {  // another producer is installing the next block
+        Sync::spin_pause();
+        tail = tail_.value.load(std::memory_order::acquire);
+        block = tail_block_.value.load(std::memory_order::acquire);
+        continue;
+      }
+      std::uint64_t n = kBlockSlots - offset;
+      if (n > items.size()) n = items.size();
+      const bool fills_block = offset + n == kBlockSlots;
+      if (fills_block && spare == nullptr) spare = new Block;
+      // [INJ-claim] positions [tail, tail + n) become ours. acq_rel: acquire
+      // continues the release sequence of [INJ-marker] (so `block` is this lap's);
+      // release orders our earlier writes for consumers that read tail.
+      if (!tail_.value.compare_exchange_weak(tail, tail + n, std::memory_order::acq_rel,
+                                             std::memory_order::acquire)) {
+        block = tail_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
+        continue;
+      }
+      if (fills_block) {
+        // We took the block's last slot: install the successor. The block is alive
+        // because our own slots are not yet written, so no consumer can finish it.
+        Block* next = spare;
+        spare = nullptr;
+        block->next.store(next, std::memory_order::release);  // [INJ-next] for wait_next()
+        tail_block_.value.store(next, std::memory_order::release);  // [INJ-marker]
+        // [INJ-marker] release: publishes tail_block_ before producers leave the marker.
+        tail_.value.store(tail + n + 1, std::memory_order::release);
+      }
+      for (std::uint64_t i = 0; i < n; ++i) block->slots[offset + i].write(items[i]);
+      // The block may be freed from here on: do not touch it again.
+      items = items.subspan(n);
+      if (!items.empty()) {
+        tail = tail_.value.load(std::memory_order::acquire);  // [INJ-marker]
+        block = tail_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
+      }
+    }
+    delete spare;
+  }
+
+  // Takes the oldest item.
+  Steal<T> steal() { return take(nullptr, 1); }
+
+  // Takes up to `limit` of the oldest items (never more than one block's worth),
+  // returns the first and pushes the rest onto `dest`, which the caller owns.
+  Steal<T> steal_batch_and_pop(ChaseLevDeque<T, Sync>& dest, std::size_t limit = 32) {
+    return take(&dest, limit == 0 ? 1 : limit);
+  }
+
+  // Any thread; a snapshot. "false" is exact only when no push is in progress.
+  bool empty_hint() const noexcept {
+    // The sleep protocol orders these loads itself with [SLEEP-dekker] fences.
+    const std::uint64_t head = head_.value.load(std::memory_order::relaxed);
+    const std::uint64_t tail = tail_.value.load(std::memory_order::relaxed);
+    return position(head) >= position(tail);
+  }
+
+ private:
+  struct Slot {
+    detail::AtomicSlot<T, Sync> item;
+    Atomic<std::uint32_t> ready{0};  // 0 until the item is written; blocks are never reused
+
+    void write(const T& value) noexcept {
+      item.store(value);
+      ready.store(1, std::memory_order::release);  // [INJ-ready] publishes item
+    }
+    T read() const noexcept {
+      while (ready.load(std::memory_order::acquire) == 0) Sync::spin_pause();  // [INJ-ready]
+      return item.load();
+    }
+  };
+
+  struct Block {
+    Atomic<Block*> next{nullptr};
+    Atomic<std::uint64_t> slots_read{0};  // [INJ-free]: reaches kBlockSlots exactly once
+    Slot slots[kBlockSlots];
+
+    Block* wait_next() const noexcept {
+      for (;;) {
+        Block* n = next.load(std::memory_order::acquire);  // [INJ-next]
+        if (n != nullptr) return n;
+        std::this_thread::yield();
+      }
+    }
+  };
+
+  // Slot positions in claim order: the marker offset counts as the block's end.
+  static std::uint64_t position(std::uint64_t index) noexcept {
+    const std::uint64_t offset = index % kLap;
+    return (index / kLap) * kBlockSlots + (offset < kBlockSlots ? offset : kBlockSlots);
+  }
+
+  Steal<T> take(ChaseLevDeque<T, Sync>* dest, std::size_t limit) {
+    std::uint64_t head = head_.value.load(std::memory_order::acquire);  // [INJ-marker]
+    Block* block = head_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
+    for (;;) {
+      const std::uint64_t offset = head % kLap;
+      if (offset == kBlockSlots) {  // another consumer is moving to the next block
+        Sync::spin_pause();
+        head = head_.value.load(std::memory_order::acquire);
+        block = head_block_.value.load(std::memory_order::acquire);
+        continue;
+      }
+      // [INJ-claim] acquire: positions below tail are claimed by producers; we wait
+      // for their writes per slot ([INJ-ready]), not here.
+      const std::uint64_t tail = tail_.value.load(std::memory_order::acquire);
+      if (position(head) >= position(tail)) return Steal<T>::empty();
+      std::uint64_t n = position(tail) - position(head);
+      if (n > kBlockSlots - offset) n = kBlockSlots - offset;  // stay inside this block
+      if (n > limit) n = limit;
+      const bool finishes_block = offset + n == kBlockSlots;
+      // [INJ-claim] acq_rel: acquire continues [INJ-marker]'s release sequence, so
+      // `block` is the block of `head`'s lap once this CAS succeeds.
+      if (!head_.value.compare_exchange_weak(head, head + n, std::memory_order::acq_rel,
+                                             std::memory_order::acquire))
+        return Steal<T>::retry();  // another consumer moved head: report the lost race
+
+      if (finishes_block) {
+        Block* next = block->wait_next();  // alive: our slots are unread
+        head_block_.value.store(next, std::memory_order::release);  // [INJ-marker]
+        head_.value.store(head + n + 1, std::memory_order::release);  // [INJ-marker]
+      }
+      T first = block->slots[offset].read();
+      for (std::uint64_t i = 1; i < n; ++i) dest->push(block->slots[offset + i].read());
+      // [INJ-free] acq_rel: our reads happen before the delete by whoever completes
+      // the count, and we see every other reader's reads if it is us.
+      if (block->slots_read.fetch_add(n, std::memory_order::acq_rel) + n == kBlockSlots)
+        delete block;
+      return Steal<T>::success(first);
+    }
+  }
+
+  // Shared: consumers CAS it. head_block_ changes only while head_ is at a marker.
+  detail::Padded<Atomic<std::uint64_t>> head_{};
+  detail::Padded<Atomic<Block*>> head_block_{};
+  // Shared: producers CAS it. tail_block_ changes only while tail_ is at a marker.
+  detail::Padded<Atomic<std::uint64_t>> tail_{};
+  detail::Padded<Atomic<Block*>> tail_block_{};
+};
+
+}  // namespace stealpool
