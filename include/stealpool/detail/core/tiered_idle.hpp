@@ -22,6 +22,7 @@ namespace stealpool::detail {
 class TieredIdle {
  public:
   static constexpr std::uint32_t kYieldRounds = 16;
+  static constexpr std::uint32_t kYieldEvery = 16;
   static constexpr std::uint32_t kMaxDoublings = 6;
 
   TieredIdle(std::uint32_t spin_iters, std::chrono::nanoseconds park_timeout) noexcept
@@ -35,7 +36,9 @@ class TieredIdle {
   IdleAction on_idle() noexcept {
     if (rounds_ < spin_iters_) {
       ++rounds_;
-      return {IdleKind::spin};
+      // Every kYieldEvery-th spin round yields instead: on an oversubscribed
+      // machine a spinning worker must not hold the CPU a producer needs.
+      return {rounds_ % kYieldEvery == 0 ? IdleKind::yield : IdleKind::spin};
     }
     if (rounds_ < std::uint64_t{spin_iters_} + kYieldRounds) {
       ++rounds_;
