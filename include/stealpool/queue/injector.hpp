@@ -68,7 +68,11 @@ class Injector {
   void push(const T& item) { push_batch(std::span<const T>(&item, 1)); }
 
   // Pushes all items, in order. Each block's worth is claimed with one CAS.
-  void push_batch(std::span<const T> items) {
+  // Throws std::bad_alloc if a new block cannot be allocated; then the items
+  // before it are queued, the rest are not, and `*queued` (if given) says how
+  // many were queued, so the caller can account for exactly those.
+  void push_batch(std::span<const T> items, std::size_t* queued = nullptr) {
+    if (queued != nullptr) *queued = 0;
     Block* spare = nullptr;  // pre-allocated successor, kept across CAS retries
     std::uint64_t tail = tail_.value.load(std::memory_order::acquire);  // [INJ-marker]
     Block* block = tail_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
@@ -105,6 +109,7 @@ class Injector {
       for (std::uint64_t i = 0; i < n; ++i) block->slots[offset + i].write(items[i]);
       // The block may be freed from here on: do not touch it again.
       items = items.subspan(n);
+      if (queued != nullptr) *queued += n;
       if (!items.empty()) {
         tail = tail_.value.load(std::memory_order::acquire);  // [INJ-marker]
         block = tail_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
@@ -196,7 +201,9 @@ class Injector {
         head_.value.store(head + n + 1, std::memory_order::release);  // [INJ-marker]
       }
       T first = block->slots[offset].read();
-      for (std::uint64_t i = 1; i < n; ++i) dest->push(block->slots[offset + i].read());
+      // n > 1 only with a dest (steal() passes limit 1); the test also tells g++.
+      if (dest != nullptr)
+        for (std::uint64_t i = 1; i < n; ++i) dest->push(block->slots[offset + i].read());
       // [INJ-free] acq_rel: our reads happen before the delete by whoever completes
       // the count, and we see every other reader's reads if it is us.
       if (block->slots_read.fetch_add(n, std::memory_order::acq_rel) + n == kBlockSlots)

@@ -1,0 +1,318 @@
+// Behaviour of Injector: FIFO, batches across its 255-slot blocks, batch steals
+// into a ChaseLevDeque, destruction with items still queued (run under ASan: the
+// injector frees blocks itself), and exactly-once delivery with many producers
+// and many consumers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stealpool/queue/chase_lev_deque.hpp"
+#include "stealpool/queue/injector.hpp"
+
+namespace sp = stealpool;
+
+namespace {
+
+// Stress sizes: divided by 10 under sanitizers; STEALPOOL_TEST_SCALE=<k>
+// multiplies them for long runs.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define STEALPOOL_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define STEALPOOL_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef STEALPOOL_TEST_SANITIZED
+#define STEALPOOL_TEST_SANITIZED 0
+#endif
+
+std::size_t scaled(std::size_t n) {
+  const char* env = std::getenv("STEALPOOL_TEST_SCALE");
+  const std::size_t k = env != nullptr && std::atoi(env) > 0 ? static_cast<std::size_t>(std::atoi(env)) : 1;
+  return n * k / (STEALPOOL_TEST_SANITIZED ? 10 : 1);
+}
+
+constexpr std::size_t kBlock = sp::Injector<int>::kBlockSlots;  // 255
+
+struct Tagged {  // the second word is derived from the first: shows torn reads
+  std::uint64_t id;
+  std::uint64_t check;
+};
+Tagged tagged(std::uint64_t id) { return {id, id * 0x9E3779B97F4A7C15ull ^ 0x5bd1e995ull}; }
+bool intact(const Tagged& x) { return x.check == tagged(x.id).check; }
+
+struct Big {
+  std::uint64_t w[8];
+};
+static_assert(sizeof(Big) == sp::detail::kMaxInlineItemBytes);
+
+struct NoDefault {
+  explicit NoDefault(int v) : a(v), b(-v) {}
+  int a;
+  int b;
+};
+static_assert(std::is_trivially_copyable_v<NoDefault> && !std::is_default_constructible_v<NoDefault>);
+
+std::vector<std::uint64_t> iota(std::uint64_t from, std::size_t n) {
+  std::vector<std::uint64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = from + i;
+  return v;
+}
+
+// ---- sequential spec ----------------------------------------------------------
+
+TEST(Injector, NewInjectorIsEmpty) {
+  sp::Injector<int> q;
+  EXPECT_EQ(q.steal().status(), sp::StealStatus::empty);
+  EXPECT_TRUE(q.empty_hint());
+}
+
+TEST(Injector, StealReturnsSinglePushesInFifoOrderAcrossBlocks) {
+  sp::Injector<std::uint64_t> q;
+  for (std::uint64_t i = 0; i < 4 * kBlock + 3; ++i) q.push(i);
+  EXPECT_FALSE(q.empty_hint());
+  for (std::uint64_t i = 0; i < 4 * kBlock + 3; ++i) {
+    sp::Steal<std::uint64_t> s = q.steal();
+    ASSERT_TRUE(s.is_success()) << i;
+    ASSERT_EQ(s.value(), i);
+  }
+  EXPECT_EQ(q.steal().status(), sp::StealStatus::empty);  // empty, not retry
+  EXPECT_TRUE(q.empty_hint());
+}
+
+TEST(Injector, PushBatchSpanningSeveralBlocksKeepsOrderFromAnyStartingOffset) {
+  for (std::size_t before : {0u, 1u, 254u, 255u, 256u}) {
+    for (std::size_t batch : {1u, 254u, 255u, 256u, 510u, 511u, 1000u, 2000u}) {
+      sp::Injector<std::uint64_t> q;
+      for (std::uint64_t i = 0; i < before; ++i) q.push(i);
+      const std::vector<std::uint64_t> items = iota(before, batch);
+      q.push_batch(items);
+      for (std::uint64_t i = 0; i < before + batch; ++i) {
+        sp::Steal<std::uint64_t> s = q.steal();
+        ASSERT_TRUE(s.is_success()) << "before=" << before << " batch=" << batch << " i=" << i;
+        ASSERT_EQ(s.value(), i);
+      }
+      EXPECT_TRUE(q.steal().is_empty());
+    }
+  }
+}
+
+TEST(Injector, PushBatchOfNothingChangesNothing) {
+  sp::Injector<int> q;
+  q.push_batch({});
+  EXPECT_TRUE(q.steal().is_empty());
+  q.push(5);
+  q.push_batch({});
+  EXPECT_EQ(q.steal().value(), 5);
+}
+
+TEST(Injector, StealBatchAndPopReturnsOldestAndMovesTheNextOnesIntoTheDeque) {
+  sp::Injector<std::uint64_t> q;
+  q.push_batch(iota(0, 100));
+  sp::ChaseLevDeque<std::uint64_t> dest;
+  sp::Steal<std::uint64_t> first = q.steal_batch_and_pop(dest, 32);
+  ASSERT_TRUE(first.is_success());
+  EXPECT_EQ(first.value(), 0u);
+  EXPECT_EQ(dest.size_hint(), 31u) << "limit counts the returned item";
+  for (std::uint64_t i = 1; i <= 31; ++i) EXPECT_EQ(dest.steal().value(), i);  // FIFO end of dest
+  EXPECT_EQ(q.steal().value(), 32u);  // the injector keeps the rest, in order
+}
+
+TEST(Injector, StealBatchAndPopStaysInsideOneBlockAndLosesNothing) {
+  sp::Injector<std::uint64_t> q;
+  q.push_batch(iota(0, 2 * kBlock + 10));
+  for (std::uint64_t i = 0; i < kBlock - 5; ++i) ASSERT_EQ(q.steal().value(), i);
+  sp::ChaseLevDeque<std::uint64_t> dest;
+  std::uint64_t next = kBlock - 5;
+  while (next < 2 * kBlock + 10) {
+    const std::size_t before = dest.size_hint();
+    sp::Steal<std::uint64_t> first = q.steal_batch_and_pop(dest, 100);
+    ASSERT_TRUE(first.is_success());
+    ASSERT_EQ(first.value(), next);
+    const std::size_t moved = dest.size_hint() - before;
+    EXPECT_LE(moved + 1, 100u);
+    // Never past the end of the block holding `next`.
+    EXPECT_LE(next % kBlock + moved + 1, kBlock) << "next=" << next;
+    for (std::size_t k = 0; k < moved; ++k) ASSERT_EQ(dest.steal().value(), next + 1 + k);
+    next += moved + 1;
+  }
+  EXPECT_TRUE(q.steal_batch_and_pop(dest).is_empty());
+  EXPECT_TRUE(dest.empty_hint());
+}
+
+TEST(Injector, StealBatchAndPopWithLimitZeroOrOneTakesOneItem) {
+  sp::Injector<int> q;
+  for (int i = 0; i < 10; ++i) q.push(i);
+  sp::ChaseLevDeque<int> dest;
+  EXPECT_EQ(q.steal_batch_and_pop(dest, 0).value(), 0);
+  EXPECT_EQ(q.steal_batch_and_pop(dest, 1).value(), 1);
+  EXPECT_TRUE(dest.empty_hint());
+}
+
+TEST(Injector, StoresItemsOfUpTo64BytesAndNonDefaultConstructibleItems) {
+  sp::Injector<Big> q;
+  for (std::uint64_t i = 0; i < 300; ++i) q.push(Big{{i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7}});
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    sp::Steal<Big> s = q.steal();
+    ASSERT_TRUE(s.is_success());
+    for (std::uint64_t j = 0; j < 8; ++j) ASSERT_EQ(s.value().w[j], i + j);
+  }
+  sp::Injector<NoDefault> r;
+  const NoDefault two[] = {NoDefault(1), NoDefault(2)};
+  r.push_batch(two);
+  EXPECT_EQ(r.steal().value().b, -1);
+  EXPECT_EQ(r.steal().value().b, -2);
+}
+
+// Frees every block whatever state it is left in (ASan's leak checker and
+// use-after-free detection do the checking).
+TEST(Injector, DestroysCleanlyWithItemsStillQueued) {
+  for (std::size_t pushed : {0u, 1u, 254u, 255u, 256u, 510u, 1000u, 5000u}) {
+    for (std::size_t consumed : {0u, 1u, 254u, 255u, 256u, 510u, 1000u}) {
+      if (consumed > pushed) continue;
+      auto q = std::make_unique<sp::Injector<std::uint64_t>>();
+      q->push_batch(iota(0, pushed / 2));
+      for (std::uint64_t i = pushed / 2; i < pushed; ++i) q->push(i);
+      for (std::size_t i = 0; i < consumed; ++i) ASSERT_TRUE(q->steal().is_success());
+      q.reset();
+    }
+  }
+}
+
+// ---- concurrent -----------------------------------------------------------------
+
+// Batch sizes producers cycle through: singles, block-sized and multi-block.
+constexpr std::size_t kBatchSizes[] = {1, 3, 1, 17, 255, 1, 256, 600, 2, 64, 1, 254};
+
+// Producer p pushes ids [p * n, (p + 1) * n) in order, singly and in batches.
+void produce(sp::Injector<Tagged>& q, std::uint64_t p, std::uint64_t n) {
+  std::vector<Tagged> batch;
+  std::uint64_t next = p * n;
+  const std::uint64_t end = next + n;
+  for (std::size_t k = p; next < end; ++k) {
+    const std::size_t size = std::min<std::uint64_t>(kBatchSizes[k % std::size(kBatchSizes)], end - next);
+    if (size == 1) {
+      q.push(tagged(next++));
+      continue;
+    }
+    batch.clear();
+    for (std::size_t i = 0; i < size; ++i) batch.push_back(tagged(next++));
+    q.push_batch(batch);
+  }
+}
+
+struct MpmcParams {
+  int producers;
+  int consumers;
+};
+
+class InjectorMpmc : public ::testing::TestWithParam<MpmcParams> {};
+
+TEST_P(InjectorMpmc, EveryItemIsTakenExactlyOnce) {
+  const MpmcParams p = GetParam();
+  const std::uint64_t per_producer = scaled(2'000'000) / static_cast<std::uint64_t>(p.producers);
+  const std::uint64_t n = per_producer * static_cast<std::uint64_t>(p.producers);
+  sp::Injector<Tagged> q;
+  std::vector<std::atomic<std::uint32_t>> taken(n);
+  std::atomic<std::uint64_t> torn{0};
+  std::atomic<int> producers_done{0};
+  auto record = [&](const Tagged& x) {
+    if (!intact(x) || x.id >= n) torn.fetch_add(1, std::memory_order::relaxed);
+    else taken[x.id].fetch_add(1, std::memory_order::relaxed);
+  };
+
+  std::vector<std::thread> threads;
+  for (int c = 0; c < p.consumers; ++c) {
+    threads.emplace_back([&, c] {
+      sp::ChaseLevDeque<Tagged> mine;
+      for (unsigned k = static_cast<unsigned>(c);; ++k) {
+        const bool finished = producers_done.load(std::memory_order::acquire) == p.producers;  // before the steal
+        sp::Steal<Tagged> s = k % 2 == 0 ? q.steal() : q.steal_batch_and_pop(mine, 1 + k % 64);
+        if (s.is_success()) {
+          record(s.value());
+          while (std::optional<Tagged> x = mine.pop()) record(*x);
+        } else if (s.is_empty()) {
+          if (finished) return;
+          std::this_thread::yield();
+        }
+      }
+    });
+  }
+  for (int i = 0; i < p.producers; ++i) {
+    threads.emplace_back([&, i] {
+      produce(q, static_cast<std::uint64_t>(i), per_producer);
+      producers_done.fetch_add(1, std::memory_order::release);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+
+  EXPECT_EQ(torn.load(), 0u);
+  std::uint64_t lost = 0, duplicated = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint32_t c = taken[i].load();
+    if (c == 0 && lost++ == 0) ADD_FAILURE() << "first lost id " << i;
+    if (c > 1 && duplicated++ == 0) ADD_FAILURE() << "first duplicated id " << i << " taken " << c << " times";
+  }
+  EXPECT_EQ(lost, 0u);
+  EXPECT_EQ(duplicated, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(ProducersAndConsumers, InjectorMpmc,
+                         ::testing::Values(MpmcParams{1, 1}, MpmcParams{1, 4}, MpmcParams{4, 1}, MpmcParams{4, 4},
+                                           MpmcParams{2, 6}),
+                         [](const ::testing::TestParamInfo<MpmcParams>& info) {
+                           return std::to_string(info.param.producers) + "Producers" +
+                                  std::to_string(info.param.consumers) + "Consumers";
+                         });
+
+// A single consumer sees each producer's items in the order that producer pushed
+// them, whether it takes them singly or in batches (drained from the deque's FIFO
+// steal end).
+TEST(InjectorFifo, SingleConsumerSeesEachProducersItemsInPushOrder) {
+  constexpr int kProducers = 3;
+  const std::uint64_t per_producer = scaled(500'000);
+  sp::Injector<Tagged> q;
+  std::atomic<int> producers_done{0};
+  std::vector<std::thread> producers;
+  for (int i = 0; i < kProducers; ++i) {
+    producers.emplace_back([&, i] {
+      produce(q, static_cast<std::uint64_t>(i), per_producer);
+      producers_done.fetch_add(1, std::memory_order::release);
+    });
+  }
+
+  std::vector<std::uint64_t> expected(kProducers);
+  for (int i = 0; i < kProducers; ++i) expected[i] = static_cast<std::uint64_t>(i) * per_producer;
+  std::uint64_t seen = 0, out_of_order = 0;
+  auto check = [&](const Tagged& x) {
+    const std::uint64_t producer = x.id / per_producer;
+    if (!intact(x) || producer >= kProducers || x.id != expected[producer]) {
+      if (out_of_order++ == 0) ADD_FAILURE() << "got id " << x.id;
+      return;
+    }
+    ++expected[producer];
+    ++seen;
+  };
+  sp::ChaseLevDeque<Tagged> mine;
+  for (unsigned k = 0;; ++k) {
+    const bool finished = producers_done.load(std::memory_order::acquire) == kProducers;  // before the steal
+    sp::Steal<Tagged> s = k % 2 == 0 ? q.steal() : q.steal_batch_and_pop(mine, 1 + k % 300);
+    if (s.is_empty() && finished) break;
+    if (!s.is_success()) continue;
+    check(s.value());
+    for (sp::Steal<Tagged> t = mine.steal(); t.is_success(); t = mine.steal()) check(t.value());
+  }
+  for (std::thread& t : producers) t.join();
+  EXPECT_EQ(out_of_order, 0u);
+  EXPECT_EQ(seen, kProducers * per_producer);
+  EXPECT_TRUE(q.steal().is_empty());
+}
+
+}  // namespace
