@@ -34,8 +34,12 @@ bool Parker::park(std::chrono::nanoseconds timeout) noexcept {
   if (state_.fetch_sub(1, std::memory_order::acquire) == kNotified) return true;
 
   using Clock = std::chrono::steady_clock;
-  const bool forever = timeout == kForever;
-  const Clock::time_point deadline = forever ? Clock::time_point::max() : Clock::now() + timeout;
+  const Clock::time_point start = Clock::now();
+  // A timeout past the clock's range is forever (and now + timeout would overflow).
+  const bool forever = timeout == kForever ||
+                       timeout >= std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::time_point::max() - start);
+  const Clock::time_point deadline =
+      forever ? Clock::time_point::max() : start + std::chrono::duration_cast<Clock::duration>(timeout);
   for (;;) {
 #if defined(__linux__)
     if (forever) {

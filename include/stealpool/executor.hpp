@@ -216,7 +216,7 @@ class ExecutorWorker {
   // --- the core policy's Ctx interface ---------------------------------------
   std::optional<Stored> pop_local() noexcept { return ctx_.deque_->pop(); }
   Steal<Stored> steal_injector() { return shared_.injector.steal_batch_and_pop(*ctx_.deque_); }
-  Steal<Stored> steal_from(std::size_t victim) noexcept { return shared_.deques[victim]->steal(); }
+  Steal<Stored> steal_from(std::size_t victim) { return shared_.deques[victim]->steal(); }
   std::size_t worker_id() const noexcept { return ctx_.id_; }
   std::size_t worker_count() const noexcept { return shared_.config.workers; }
   std::uint32_t steal_tries() const noexcept { return shared_.config.steal_tries; }

@@ -39,6 +39,13 @@ class ExecutorShared {
     for (std::size_t i = 0; i < cfg.workers; ++i) deques.push_back(std::make_unique<Deque>());
   }
 
+  // A producer that was accepted just before shutdown() may push after join()
+  // drained; the last owner (a handle, perhaps) frees what it left.
+  ~ExecutorShared() { (void)drain(); }
+
+  ExecutorShared(const ExecutorShared&) = delete;
+  ExecutorShared& operator=(const ExecutorShared&) = delete;
+
   // --- the external spawn path (ExecutorHandle, Executor::spawn_external) ------
 
   // On false (gate closed) `task` is untouched: the caller keeps it.
@@ -56,38 +63,36 @@ class ExecutorShared {
   }
 
   // All or nothing: on false no task was taken. Elem is T (tasks are moved from)
-  // or const T (tasks are copied). If boxing or a queue allocation throws, a prefix
-  // of the batch may already be queued (and will run); the rest is not.
+  // or const T (tasks are copied; so are T whose move may throw). If a task's
+  // constructor or an allocation throws, nothing is queued and the tasks stay with
+  // the caller, except on std::bad_alloc from the queue itself, which may leave a
+  // prefix of the batch queued (it will run) and the rest with the caller.
   template <class Elem>
   bool spawn_batch(std::span<Elem> tasks) {
     if (tasks.empty()) return state.accepting();
     if (!state.try_acquire_external(tasks.size())) return false;
-    std::size_t pushed = 0;
+    std::size_t queued = 0;
     try {
       if constexpr (Box::kInline) {
-        injector.push_batch(std::span<const Stored>(tasks.data(), tasks.size()));
-        pushed = tasks.size();
+        injector.push_batch(std::span<const Stored>(tasks.data(), tasks.size()), &queued);
       } else {
-        std::array<Stored, 64> chunk;
-        while (pushed < tasks.size()) {
-          const std::size_t n = std::min(chunk.size(), tasks.size() - pushed);
-          std::size_t boxed = 0;
-          try {
-            for (; boxed < n; ++boxed) {
-              Elem& e = tasks[pushed + boxed];
-              if constexpr (std::is_const_v<Elem>) chunk[boxed] = Box::box(T(e));
-              else chunk[boxed] = Box::box(T(std::move(e)));
-            }
-            injector.push_batch(std::span<const Stored>(chunk.data(), n));
-          } catch (...) {
-            for (std::size_t i = 0; i < boxed; ++i) Box::discard(chunk[i]);
-            throw;
+        std::vector<Stored> boxes;
+        boxes.reserve(tasks.size());
+        try {
+          for (Elem& e : tasks) {
+            // A move that may throw could leave the caller's batch half moved-from;
+            // copy instead where T allows (std::move_if_noexcept), as std::vector does.
+            if constexpr (std::is_const_v<Elem>) boxes.push_back(Box::box(T(e)));
+            else boxes.push_back(Box::box(T(std::move_if_noexcept(e))));
           }
-          pushed += n;
+          injector.push_batch(std::span<const Stored>(boxes), &queued);
+        } catch (...) {
+          return_unqueued(tasks, boxes, queued);
+          throw;
         }
       }
     } catch (...) {
-      give_back(tasks.size() - pushed);
+      give_back(tasks.size() - queued);
       throw;
     }
     sleep.notify(std::min(tasks.size(), config.workers));
@@ -118,6 +123,20 @@ class ExecutorShared {
   void record_error(std::exception_ptr e) noexcept {
     std::lock_guard<std::mutex> lock(error_mu);
     if (!first_error) first_error = std::move(e);
+  }
+
+  // After a failed batch: boxes [queued, end) never reached the queue. Where their
+  // tasks were moved out of the caller's span (a noexcept move), they are moved
+  // back into place; where they were copied, the caller still has the originals.
+  template <class Elem>
+  static void return_unqueued(std::span<Elem> tasks, std::vector<Stored>& boxes, std::size_t queued) noexcept {
+    for (std::size_t i = queued; i < boxes.size(); ++i) {
+      if constexpr (!std::is_const_v<Elem> && std::is_nothrow_move_constructible_v<T>) {
+        std::destroy_at(&tasks[i]);
+        std::construct_at(&tasks[i], std::move(*boxes[i]));
+      }
+      Box::discard(boxes[i]);
+    }
   }
 
   // Units taken for tasks that were never queued (an allocation failed).

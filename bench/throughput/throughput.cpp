@@ -1,0 +1,235 @@
+// External-producer throughput: one thread submits N tiny tasks to a pool of W
+// workers, then waits for all of them. Each runtime is used the way its own
+// documentation recommends; every run's result (task count and checksum) is
+// checked, and a wrong result fails the program.
+//
+//   stealpool_throughput [--tasks N] [--workers W] [--reps R] [--batch B] [--only NAME]
+//
+// NAME filters rows: mutex-single, tbb-single, stealpool-single, mutex-batch,
+// stealpool-batch (a substring matches several, e.g. 'single').
+//
+// Prints, per runtime and mode, the median / min / max time per run and the ratio
+// of the best one-at-a-time peer's median to ours (higher is better for us).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mutex_pool.hpp"
+#include "stealpool/stealpool.hpp"
+
+#if STEALBENCH_HAVE_TBB
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::uint32_t tasks = 1'000'000;
+  std::size_t workers = 2;
+  int reps = 11;
+  std::size_t batch = 256;
+  std::string only;  // run only the rows whose runtime name contains this
+};
+
+// Per-worker accumulators, padded apart: the tasks themselves must not contend.
+struct alignas(128) Acc {
+  std::uint64_t sum = 0;
+  std::uint64_t count = 0;
+};
+
+// The "tiny task": fold the index into the worker's accumulator.
+inline void tiny_task(std::uint32_t i, Acc& acc) {
+  acc.sum += i * 2654435761u;
+  acc.count += 1;
+}
+
+std::uint64_t expected_sum(std::uint32_t n) {
+  std::uint64_t s = 0;
+  for (std::uint32_t i = 0; i < n; ++i) s += i * 2654435761u;
+  return s;
+}
+
+struct Result {
+  std::string runtime, mode;
+  std::vector<double> ms;
+  double median() const {
+    auto v = ms;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+  double min() const { return *std::min_element(ms.begin(), ms.end()); }
+  double max() const { return *std::max_element(ms.begin(), ms.end()); }
+};
+
+void check(const char* who, const std::vector<Acc>& accs, std::uint32_t n) {
+  std::uint64_t sum = 0, count = 0;
+  for (const auto& a : accs) {
+    sum += a.sum;
+    count += a.count;
+  }
+  if (count != n || sum != expected_sum(n)) {
+    std::fprintf(stderr, "WRONG RESULT from %s: count %llu (want %u), checksum %llu (want %llu)\n", who,
+                 static_cast<unsigned long long>(count), n, static_cast<unsigned long long>(sum),
+                 static_cast<unsigned long long>(expected_sum(n)));
+    std::exit(1);
+  }
+}
+
+// Times one run: constructs the pool, submits everything, waits. Pool start-up
+// is excluded (it happens before the clock starts), as for every runtime.
+template <class Setup>
+Result measure(const char* runtime, const char* mode, const Options& o, Setup setup) {
+  Result r{runtime, mode, {}};
+  for (int rep = 0; rep < o.reps; ++rep) {
+    std::vector<Acc> accs(o.workers + 1);
+    const double ms = setup(accs);
+    check(runtime, accs, o.tasks);
+    r.ms.push_back(ms);
+  }
+  return r;
+}
+
+double since_ms(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+Result run_stealpool(const Options& o, bool batched) {
+  return measure("stealpool", batched ? "batch" : "one-at-a-time", o, [&](std::vector<Acc>& accs) {
+    stealpool::ExecutorConfig cfg;
+    cfg.workers = o.workers;
+    stealpool::Executor<std::uint32_t, Acc*> ex(
+        cfg, [&](std::size_t id) { return &accs[id]; },
+        [](std::uint32_t i, stealpool::WorkerCtx<std::uint32_t, Acc*>& ctx) { tiny_task(i, *ctx.scratch()); });
+    std::vector<std::uint32_t> buf(o.batch);
+    const auto t0 = Clock::now();
+    if (batched) {
+      for (std::uint32_t i = 0; i < o.tasks;) {
+        const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::size_t>(o.batch, o.tasks - i));
+        for (std::uint32_t k = 0; k < n; ++k) buf[k] = i + k;
+        if (!ex.spawn_external_batch(std::span<const std::uint32_t>(buf.data(), n))) std::abort();
+        i += n;
+      }
+    } else {
+      for (std::uint32_t i = 0; i < o.tasks; ++i)
+        if (!ex.spawn_external(i)) std::abort();
+    }
+    (void)ex.join();
+    return since_ms(t0);
+  });
+}
+
+Result run_mutex_pool(const Options& o, bool batched) {
+  return measure("mutex+condvar pool", batched ? "batch" : "one-at-a-time", o, [&](std::vector<Acc>& accs) {
+    stealbench::MutexPool<std::uint32_t> pool(o.workers, [&](std::uint32_t i, std::size_t id) { tiny_task(i, accs[id]); });
+    std::vector<std::uint32_t> buf(o.batch);
+    const auto t0 = Clock::now();
+    if (batched) {
+      for (std::uint32_t i = 0; i < o.tasks;) {
+        const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::size_t>(o.batch, o.tasks - i));
+        for (std::uint32_t k = 0; k < n; ++k) buf[k] = i + k;
+        pool.submit_batch(std::span<const std::uint32_t>(buf.data(), n));
+        i += n;
+      }
+    } else {
+      for (std::uint32_t i = 0; i < o.tasks; ++i) pool.submit(i);
+    }
+    pool.wait_idle();
+    return since_ms(t0);
+  });
+}
+
+#if STEALBENCH_HAVE_TBB
+// oneTBB's fastest idiom for an external producer: the producer enters an arena
+// and runs tasks into a task_group, then waits (helping) for them.
+Result run_tbb(const Options& o) {
+  return measure("oneTBB task_group", "one-at-a-time", o, [&](std::vector<Acc>& accs) {
+    tbb::task_arena arena(static_cast<int>(o.workers));
+    arena.initialize();
+    double ms = 0;
+    arena.execute([&] {
+      tbb::task_group g;
+      const auto t0 = Clock::now();
+      for (std::uint32_t i = 0; i < o.tasks; ++i)
+        g.run([i, &accs] {
+          const int slot = tbb::this_task_arena::current_thread_index();
+          tiny_task(i, accs[static_cast<std::size_t>(slot)]);
+        });
+      g.wait();
+      ms = since_ms(t0);
+    });
+    return ms;
+  });
+}
+#endif
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    auto next = [&](const char* flag) -> long long {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", flag);
+        std::exit(2);
+      }
+      char* end = nullptr;
+      const long long v = std::strtoll(argv[++i], &end, 10);
+      if (*end != '\0' || v <= 0) {
+        std::fprintf(stderr, "%s: bad value '%s' (want a positive integer)\n", flag, argv[i]);
+        std::exit(2);
+      }
+      return v;
+    };
+    if (!std::strcmp(argv[i], "--tasks")) o.tasks = static_cast<std::uint32_t>(next("--tasks"));
+    else if (!std::strcmp(argv[i], "--workers")) o.workers = static_cast<std::size_t>(next("--workers"));
+    else if (!std::strcmp(argv[i], "--reps")) o.reps = static_cast<int>(next("--reps"));
+    else if (!std::strcmp(argv[i], "--batch")) o.batch = static_cast<std::size_t>(next("--batch"));
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) o.only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--tasks N] [--workers W] [--reps R] [--batch B] [--only NAME]\n", argv[0]);
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  std::printf("external-producer throughput: 1 producer, %zu workers, %u tiny tasks, batch %zu, %d reps\n",
+              o.workers, o.tasks, o.batch, o.reps);
+  std::vector<Result> peers, ours;
+  // Interleave runtimes so that machine noise hits all of them alike.
+  auto want = [&](const char* name) { return o.only.empty() || std::string(name).find(o.only) != std::string::npos; };
+  if (want("mutex-single")) peers.push_back(run_mutex_pool(o, false));
+#if STEALBENCH_HAVE_TBB
+  if (want("tbb-single")) peers.push_back(run_tbb(o));
+#endif
+  if (want("stealpool-single")) ours.push_back(run_stealpool(o, false));
+  if (want("mutex-batch")) peers.push_back(run_mutex_pool(o, true));
+  if (want("stealpool-batch")) ours.push_back(run_stealpool(o, true));
+
+  double best_peer_single = 1e300;
+  for (const auto& p : peers)
+    if (p.mode == "one-at-a-time") best_peer_single = std::min(best_peer_single, p.median());
+
+  std::printf("\n%-22s %-14s %10s %10s %10s %12s\n", "runtime", "mode", "median ms", "min ms", "max ms",
+              "vs best 1x1");
+  auto row = [&](const Result& r) {
+    std::printf("%-22s %-14s %10.1f %10.1f %10.1f ", r.runtime.c_str(), r.mode.c_str(), r.median(), r.min(), r.max());
+    if (best_peer_single < 1e300) std::printf("%11.2fx\n", best_peer_single / r.median());
+    else std::printf("%12s\n", "n/a");
+  };
+  for (const auto& p : peers) row(p);
+  for (const auto& r : ours) row(r);
+  std::printf("\n'vs best 1x1': the best one-at-a-time peer's median divided by this row's median.\n");
+  return 0;
+}

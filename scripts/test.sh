@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# scripts/test.sh: THE test command of stealpool. CI runs it (through .ci/run), and
+# so should you before you push. It installs what it needs on a fresh Debian 12
+# machine (as root), then runs these phases, each in its own build directory:
+#
+#   release  g++ Release, -Werror (build/release): every test but the `stress`
+#            label in parallel, then the `stress` tests one at a time (they need
+#            both cores)
+#   tsan     g++ ThreadSanitizer (build/tsan): tests labelled `concurrency`,
+#            STEALPOOL_STRESS_SCALE=20
+#   asan     clang++ AddressSanitizer + UndefinedBehaviorSanitizer (build/asan):
+#            every test, STEALPOOL_STRESS_SCALE=10
+#   clang    clang++ Release, -Werror (build/clang): compiles everything, runs
+#            nothing (the warning check for clang; g++'s is the release phase)
+#   package  installs build/release into a temporary prefix and builds and runs
+#            tests/package/consumer against it twice: with CMake's
+#            find_package(stealpool) and with pkg-config
+#
+# Usage: ./scripts/test.sh              all phases
+#        ./scripts/test.sh --quick      the release phase only
+#        ./scripts/test.sh --only tsan  one phase (repeat --only, or give a
+#                                       comma list, for several)
+#        ./scripts/test.sh --fail-fast  stop at the first failing phase
+# Environment:
+#   STEALPOOL_TEST_TIMEOUT  seconds a test may run when it sets no TIMEOUT
+#                           property of its own (default 300): a hang fails
+#                           instead of eating the CI budget
+#   STEALPOOL_SKIP_DEPS=1   do not check or install Debian packages
+#   JOBS                    build and test parallelism (default: nproc)
+# Tests may read STEALPOOL_STRESS_SCALE (unset = full size, N = sizes divided by N).
+# Exit status: 0 when every phase passed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+ALL_PHASES=(release tsan asan clang package)
+JOBS="${JOBS:-$(nproc)}"
+TEST_TIMEOUT="${STEALPOOL_TEST_TIMEOUT:-300}"
+# libclang-rt-14-dev holds clang's sanitizer runtimes: only a Recommends of clang,
+# so --no-install-recommends would leave it out.
+DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
+              libtbb-dev relacy-dev pkg-config)
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
+
+phases=()
+fail_fast=0
+while (($#)); do
+  case "$1" in
+    --quick) phases+=(release) ;;
+    --only)
+      [[ $# -ge 2 ]] || { echo "test.sh: --only needs a phase: ${ALL_PHASES[*]}" >&2; exit 2; }
+      IFS=, read -r -a more <<<"$2"; phases+=("${more[@]}"); shift ;;
+    --only=*) IFS=, read -r -a more <<<"${1#--only=}"; phases+=("${more[@]}") ;;
+    --fail-fast) fail_fast=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+((${#phases[@]})) || phases=("${ALL_PHASES[@]}")
+for p in "${phases[@]}"; do
+  [[ " ${ALL_PHASES[*]} " == *" $p "* ]] || { echo "test.sh: unknown phase '$p' (phases: ${ALL_PHASES[*]})" >&2; exit 2; }
+done
+
+header() { printf '\n==================== %s ====================\n' "$*"; }
+
+# --- set-up: Debian packages -------------------------------------------------------
+install_deps() {
+  [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0
+  local missing=() p
+  for p in "${DEB_PACKAGES[@]}"; do
+    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] ||
+      missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  local start=$SECONDS
+  header "set-up: installing ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "test.sh: missing Debian packages: ${missing[*]}" >&2
+    echo "  run: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+  echo "set-up: done in $((SECONDS - start)) s"
+}
+
+# ASLR with more than 28 random bits (newer kernels' default) breaks the TSan and
+# ASan runtimes of g++ 12 / clang 14 ("unexpected memory mapping"); run the
+# sanitizer phases with ASLR off there.
+sanitizer_wrapper=()
+if [[ -r /proc/sys/vm/mmap_rnd_bits ]] && (($(cat /proc/sys/vm/mmap_rnd_bits) > 28)); then
+  sanitizer_wrapper=(setarch "$(uname -m)" -R)
+fi
+
+# configure_and_build <dir> <c++ compiler> [cmake args...]
+configure_and_build() {
+  local dir="$1" cxx="$2"; shift 2
+  cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "$@"
+  "${RUN_PREFIX[@]}" cmake --build "$dir" -j "$JOBS"
+}
+
+# Prefix for the build (gtest_discover_tests runs the test binaries) and ctest: the
+# sanitizer phases set it to sanitizer_wrapper.
+RUN_PREFIX=()
+
+# run_ctest <dir> [ctest args...]
+run_ctest() {
+  local dir="$1"; shift
+  "${RUN_PREFIX[@]}" ctest --test-dir "$dir" --output-on-failure --timeout "$TEST_TIMEOUT" "$@"
+}
+
+# Non-stress tests in parallel, then the stress tests one at a time (they need both
+# cores); the stress tests run even when a quick test failed, so one run reports
+# every failure. Extra args (label filters) go to both runs. The first run uses
+# --no-tests=error, so a filter that matches no test fails (a phase must not pass
+# vacuously); stress tests are optional.
+run_tests_then_stress() {
+  local dir="$1" rc=0; shift
+  run_ctest "$dir" -j "$JOBS" --no-tests=error -LE '^stress$' "$@" || rc=$?
+  echo "--- stress tests (serial) ---"
+  run_ctest "$dir" -j 1 --no-tests=ignore -L '^stress$' "$@" || rc=$?
+  return "$rc"
+}
+
+use_sanitizer_wrapper() {
+  if ((${#sanitizer_wrapper[@]})); then
+    echo "(ASLR entropy > 28 bits: running the tests under ${sanitizer_wrapper[*]})"
+    RUN_PREFIX=("${sanitizer_wrapper[@]}")
+  fi
+}
+
+# --- phases -------------------------------------------------------------------------
+phase_release() {
+  configure_and_build build/release g++ -DCMAKE_BUILD_TYPE=Release -DSTEALPOOL_WERROR=ON
+  run_tests_then_stress build/release
+}
+
+phase_tsan() {
+  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+  export STEALPOOL_STRESS_SCALE=20
+  use_sanitizer_wrapper
+  configure_and_build build/tsan g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSTEALPOOL_SANITIZE=thread -DSTEALPOOL_BUILD_BENCH=OFF
+  run_tests_then_stress build/tsan -L concurrency
+}
+
+phase_asan() {
+  export ASAN_OPTIONS="detect_stack_use_after_return=1:detect_leaks=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  export STEALPOOL_STRESS_SCALE=10
+  use_sanitizer_wrapper
+  configure_and_build build/asan clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSTEALPOOL_SANITIZE=address -DSTEALPOOL_BUILD_BENCH=OFF
+  run_tests_then_stress build/asan
+}
+
+phase_clang() {
+  configure_and_build build/clang clang++ -DCMAKE_BUILD_TYPE=Release -DSTEALPOOL_WERROR=ON
+  echo "clang++ Release build is warning-free (-Werror)"
+}
+
+phase_package() {
+  # Reuses build/release when the release phase built it; builds it otherwise.
+  configure_and_build build/release g++ -DCMAKE_BUILD_TYPE=Release -DSTEALPOOL_WERROR=ON
+  local tmp prefix
+  tmp="$(mktemp -d "${TMPDIR:-/tmp}/stealpool-package.XXXXXX")"
+  # shellcheck disable=SC2064
+  trap "rm -rf '$tmp'" EXIT
+  prefix="$tmp/prefix"
+  cmake --install build/release --prefix "$prefix"
+
+  echo "--- consumer via find_package(stealpool) ---"
+  cmake -S tests/package/consumer -B "$tmp/cmake-build" -G Ninja -DCMAKE_CXX_COMPILER=g++ \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  local found
+  found="$(sed -n 's/^stealpool_DIR:PATH=//p' "$tmp/cmake-build/CMakeCache.txt")"
+  if [[ "$found" != "$prefix"/* ]]; then
+    echo "test.sh: find_package found stealpool at '$found', not in the install prefix $prefix" >&2
+    return 1
+  fi
+  cmake --build "$tmp/cmake-build"
+  "$tmp/cmake-build/consumer"
+
+  echo "--- consumer via pkg-config ---"
+  local pc flags
+  pc="$(find "$prefix" -name stealpool.pc -print -quit)"
+  [[ -n "$pc" ]] || { echo "test.sh: no stealpool.pc under $prefix" >&2; return 1; }
+  flags="$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs stealpool)"
+  echo "pkg-config --cflags --libs stealpool: $flags"
+  # -Werror with plain -I: the public headers must compile warning-free in a user's build.
+  # shellcheck disable=SC2086
+  g++ -Wall -Wextra -Wpedantic -Werror -O2 tests/package/consumer/main.cpp $flags -o "$tmp/consumer-pc"
+  "$tmp/consumer-pc"
+}
+
+# --- driver -------------------------------------------------------------------------
+install_deps
+echo "toolchain: $(g++ --version | sed -n 1p) | $(clang++ --version | sed -n 1p) |" \
+     "$(cmake --version | sed -n 1p) | ninja $(ninja --version) | $JOBS jobs"
+
+declare -A status=() seconds=()
+failed=0
+passed=0
+total_start=$SECONDS
+for p in "${phases[@]}"; do
+  header "phase $p"
+  start=$SECONDS
+  set +e
+  ( set -euo pipefail; "phase_$p" )
+  rc=$?
+  set -e
+  seconds[$p]=$((SECONDS - start))
+  if ((rc == 0)); then
+    status[$p]=PASS; passed=$((passed + 1))
+  else
+    status[$p]="FAIL (exit $rc)"; failed=$((failed + 1))
+  fi
+  echo "phase $p: ${status[$p]} in ${seconds[$p]} s"
+  if ((rc != 0 && fail_fast)); then break; fi
+done
+
+header "summary"
+for p in "${phases[@]}"; do
+  [[ -n "${status[$p]:-}" ]] || continue
+  printf '  %-8s %-16s %5d s\n' "$p" "${status[$p]}" "${seconds[$p]}"
+done
+printf '  %-8s %-16s %5d s\n' total "" $((SECONDS - total_start))
+echo "phases: $passed passed, $failed failed"
+((failed == 0))

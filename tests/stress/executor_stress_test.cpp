@@ -1,0 +1,150 @@
+// Executor stress (label `stress`, run serially; sizes divided by
+// STEALPOOL_STRESS_SCALE under sanitizers): a 10^7-task recursive run on 1, 2, 8
+// and 32 workers, many rounds of spawns racing join(), and a long run of tasks
+// arriving one at a time at a pool that only explicit wake-ups can wake.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "../support/spawn_race.hpp"
+#include "../support/test_support.hpp"
+#include "../support/tree_workload.hpp"
+#include "stealpool/stealpool.hpp"
+
+namespace sp = stealpool;
+using namespace std::chrono_literals;
+
+namespace {
+
+class TenMillionTasks : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(TenMillionTasks, RecursiveRunExecutesEveryTaskExactlyOnce) {
+  sptest::Watchdog dog("TenMillionTasks.RecursiveRunExecutesEveryTaskExactlyOnce", 600s);
+  // 5 * 10^6 leaves: 2L - 1 = 9,999,999 tasks.
+  const auto leaves = static_cast<std::uint32_t>(sptest::scaled(5'000'000, 1000));
+  const sptest::TreeResult r = sptest::run_tree(sptest::config_with(GetParam()), leaves);
+  EXPECT_EQ(r.leaves_not_once, 0u) << "leaves that did not run exactly once";
+  EXPECT_EQ(r.leaves, leaves);
+  EXPECT_EQ(r.tasks, 2ull * leaves - 1);
+  EXPECT_EQ(r.checksum, std::uint64_t{leaves} * (leaves - 1) / 2);
+  EXPECT_EQ(r.metrics.tasks_executed, 2ull * leaves - 1);
+  EXPECT_EQ(r.metrics.local_spawns, r.local_spawns);
+  EXPECT_EQ(r.metrics.global_spawns, r.global_spawns);
+  EXPECT_EQ(r.metrics.tasks_from_local + r.metrics.tasks_from_injector + r.metrics.tasks_from_steal,
+            r.metrics.tasks_executed);
+  EXPECT_EQ(r.metrics.tasks_dropped, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, TenMillionTasks, ::testing::Values(1, 2, 8, 32),
+                         [](const auto& info) {
+                           std::string name = "W";
+                           name += std::to_string(info.param);
+                           return name;
+                         });
+
+TEST(ExecutorStress, SpawnRacingJoinNeverLosesOrDuplicatesATask) {
+  sptest::Watchdog dog("ExecutorStress.SpawnRacingJoin", 600s);
+  const int rounds = static_cast<int>(sptest::scaled(3000, 20));
+  for (int round = 0; round < rounds; ++round) {
+    const std::size_t workers = std::size_t{1} << (round % 4);  // 1, 2, 4, 8
+    sptest::spawn_racing_join_round(workers, round % 2 == 1, 5000, 2 + round % 3);
+    if (HasFatalFailure()) FAIL() << "round " << round << " workers " << workers;
+  }
+}
+
+// Many producers, many tiny bursts (chains of spawn_global), a pool that sleeps
+// with a 1 h timeout: every task must run without join()'s help (a stranded task
+// fails the final wait; a hang is turned into an abort by the watchdog).
+TEST(ExecutorStress, NoLostWakeUpOverManyBurstsFromSeveralProducers) {
+  sptest::Watchdog dog("ExecutorStress.NoLostWakeUp", 600s);
+  sp::ExecutorConfig cfg = sptest::config_with(3);
+  cfg.park_timeout = std::chrono::hours(1);
+  cfg.spin_iters = 20;  // fall asleep quickly, so the sleep path is exercised often
+  std::atomic<std::uint64_t> done{0};
+  sp::Executor<int> ex(cfg, [&](int v, sp::WorkerCtx<int, sp::NoScratch>& ctx) {
+    if (v > 0) ctx.spawn_global(v - 1);
+    done.fetch_add(1, std::memory_order::relaxed);
+  });
+  const int bursts = static_cast<int>(sptest::scaled(30000, 300));
+  constexpr int kProducers = 2;
+  std::atomic<std::uint64_t> expected{0};
+  std::vector<std::thread> producers;
+  std::atomic<int> failures{0};
+  for (int p = 0; p < kProducers; ++p) {
+    producers.emplace_back([&, p, h = ex.handle()]() mutable {
+      for (int b = 0; b < bursts; ++b) {
+        const int chain = (b + p) % 3;  // 1..3 tasks per burst
+        expected.fetch_add(static_cast<std::uint64_t>(chain) + 1);
+        if (!h.spawn(chain)) failures.fetch_add(1);
+        if (b % 4 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50 * (b % 7)));
+      }
+    });
+  }
+  for (auto& t : producers) t.join();
+  const std::uint64_t want = expected.load();
+  ASSERT_TRUE(sptest::wait_until([&] { return done.load() == want; }, 60s))
+      << "ran " << done.load() << " of " << want << " tasks without join(): a lost wake-up";
+  const sp::MetricsSnapshot m = ex.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(m.tasks_executed, want);
+}
+
+// One producer, one task at a time, each waited for before the next: the pool is
+// caught in every phase of falling asleep, and only explicit wake-ups wake it.
+TEST(ExecutorStress, NoLostWakeUpWhenEachTaskIsWaitedFor) {
+  sptest::Watchdog dog("ExecutorStress.NoLostWakeUpWhenEachTaskIsWaitedFor", 600s);
+  sp::ExecutorConfig cfg = sptest::config_with(2);
+  cfg.park_timeout = std::chrono::hours(1);
+  cfg.spin_iters = 0;
+  std::atomic<int> done{0};
+  sp::Executor<int> ex(cfg, [&](int, auto&) { done.fetch_add(1); });
+  const int tasks = static_cast<int>(sptest::scaled(50000, 500));
+  for (int i = 0; i < tasks; ++i) {
+    if (i % 3 == 1) std::this_thread::yield();
+    if (i % 3 == 2) std::this_thread::sleep_for(std::chrono::microseconds(i % 97));
+    ASSERT_TRUE(ex.spawn_external(i));
+    ASSERT_TRUE(sptest::wait_until([&] { return done.load() == i + 1; }, 30s)) << "task " << i << " stranded";
+  }
+  EXPECT_EQ(ex.join().tasks_executed, static_cast<std::uint64_t>(tasks));
+}
+
+// Termination detection under many short runs: thousands of small trees, each
+// joined at a different moment of its run (at once, after a yield, after a short
+// sleep), on 1 to 4 workers. Every run must end (exactly-once termination, and
+// eventually) with every task run once and nothing dropped.
+TEST(ExecutorStress, ManyShortRunsAllTerminateWithEveryTaskRun) {
+  sptest::Watchdog dog("ExecutorStress.ManyShortRunsAllTerminate", 600s);
+  const int runs = static_cast<int>(sptest::scaled(4000, 40));
+  for (int run = 0; run < runs; ++run) {
+    std::atomic<std::uint32_t> leaves{0};
+    const std::uint32_t kLeaves = 64 + run % 200;
+    sp::MetricsSnapshot m;
+    {
+      sp::ExecutorConfig cfg = sptest::config_with(1 + run % 4);
+      cfg.spin_iters = static_cast<std::uint32_t>(run % 3 == 0 ? 0 : 50);
+      sp::Executor<sptest::TreeNode> ex(cfg, [&](sptest::TreeNode n, sp::WorkerCtx<sptest::TreeNode, sp::NoScratch>& ctx) {
+        if (n.hi - n.lo == 1) {
+          leaves.fetch_add(1, std::memory_order::relaxed);
+          return;
+        }
+        const std::uint32_t mid = n.lo + (n.hi - n.lo) / 2;
+        ctx.spawn_local({n.lo, mid, n.depth + 1});
+        if (n.depth % 2) ctx.spawn_global({mid, n.hi, n.depth + 1});
+        else ctx.spawn_local({mid, n.hi, n.depth + 1});
+      });
+      ASSERT_TRUE(ex.spawn_external(sptest::TreeNode{0, kLeaves, 0}));
+      if (run % 3 == 1) std::this_thread::yield();
+      if (run % 3 == 2) std::this_thread::sleep_for(std::chrono::microseconds(run % 50));
+      m = ex.join();
+    }
+    ASSERT_EQ(leaves.load(), kLeaves) << "run " << run;
+    ASSERT_EQ(m.tasks_executed, 2ull * kLeaves - 1) << "run " << run;
+    ASSERT_EQ(m.tasks_dropped, 0u) << "run " << run;
+  }
+}
+
+}  // namespace
