@@ -30,7 +30,7 @@ while (($#)); do
 done
 
 stealpool_install_deps
-BUILD="$ROOT/build/bench"
+BUILD="$ROOT/build/bench-release"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEALPOOL_BUILD_TESTS=OFF \
       -DSTEALPOOL_BUILD_EXAMPLES=OFF -DSTEALPOOL_BUILD_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "${JOBS:-$(nproc)}"

@@ -33,14 +33,12 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=lib/deps.sh
+source "$ROOT/scripts/lib/deps.sh"
 
 ALL_PHASES=(release tsan asan clang package)
 JOBS="${JOBS:-$(nproc)}"
 TEST_TIMEOUT="${STEALPOOL_TEST_TIMEOUT:-300}"
-# libclang-rt-14-dev holds clang's sanitizer runtimes: only a Recommends of clang,
-# so --no-install-recommends would leave it out.
-DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
-              libtbb-dev relacy-dev pkg-config)
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 
@@ -67,26 +65,6 @@ done
 header() { printf '\n==================== %s ====================\n' "$*"; }
 
 # --- set-up: Debian packages -------------------------------------------------------
-install_deps() {
-  [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0
-  local missing=() p
-  for p in "${DEB_PACKAGES[@]}"; do
-    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] ||
-      missing+=("$p")
-  done
-  ((${#missing[@]})) || return 0
-  local start=$SECONDS
-  header "set-up: installing ${missing[*]}"
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "test.sh: missing Debian packages: ${missing[*]}" >&2
-    echo "  run: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
-    exit 1
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q
-  apt-get install -y -q --no-install-recommends "${missing[@]}"
-  echo "set-up: done in $((SECONDS - start)) s"
-}
 
 # ASLR with more than 28 random bits (newer kernels' default) breaks the TSan and
 # ASan runtimes of g++ 12 / clang 14 ("unexpected memory mapping"); run the
@@ -198,7 +176,7 @@ phase_package() {
 }
 
 # --- driver -------------------------------------------------------------------------
-install_deps
+stealpool_install_deps
 echo "toolchain: $(g++ --version | sed -n 1p) | $(clang++ --version | sed -n 1p) |" \
      "$(cmake --version | sed -n 1p) | ninja $(ninja --version) | $JOBS jobs"
 

@@ -1,0 +1,33 @@
+# scripts/lib/deps.sh: the Debian packages stealpool's scripts need, installed
+# on demand. Sourced by scripts/test.sh and scripts/bench.sh.
+#
+# stealpool_install_deps: installs whatever of STEALPOOL_DEB_PACKAGES is missing
+# (apt-get, as root); does nothing when all are present or when
+# STEALPOOL_SKIP_DEPS=1. Not root and something missing: prints the command and
+# exits 1.
+
+# libclang-rt-14-dev holds clang's sanitizer runtimes: only a Recommends of clang,
+# so --no-install-recommends would leave it out.
+STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
+              libtbb-dev relacy-dev pkg-config)
+
+stealpool_install_deps() {
+  [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0
+  local missing=() p
+  for p in "${STEALPOOL_DEB_PACKAGES[@]}"; do
+    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] ||
+      missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  local start=$SECONDS
+  printf '\n==================== set-up: installing %s ====================\n' "${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "stealpool: missing Debian packages: ${missing[*]}" >&2
+    echo "  run: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+  echo "set-up: done in $((SECONDS - start)) s"
+}
