@@ -32,8 +32,10 @@
 //   kept, and the executor stops as by shutdown(); join() rethrows it after every
 //   worker has stopped. Later exceptions are discarded.
 //
-// Costs: spawn_local is a deque push and no shared RMW (the in-flight count is kept
-// in a per-worker ledger, settled when the worker goes to sleep); external spawn is
+// Costs: spawn_local is a deque push, a relaxed load of the sleeper count and no
+// shared RMW (the in-flight count is kept in a per-worker ledger, settled when the
+// worker goes to sleep); if a sibling sleeps, the spawn wakes one (a futex wake),
+// and every 32nd local spawn checks for sleepers with a fence (wake-on-hoard); external spawn is
 // a CAS on the state word, a CAS on the injector tail and a fence; a batch of n
 // costs the same plus n slot writes. Idle workers spin, yield, then park on a futex
 // and cost no CPU; wake-ups are never lost (detail/sleep/README.md).
@@ -42,7 +44,9 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <system_error>
@@ -76,7 +80,21 @@ class Executor;
 namespace detail {
 template <class T, class S>
 class ExecutorWorker;
+
+// A contiguous range of T (or const T) other than a span: what spawn_batch takes.
+template <class R, class T>
+concept TaskRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
+                    std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, T> &&
+                    !std::same_as<std::remove_cvref_t<R>, std::span<T>> &&
+                    !std::same_as<std::remove_cvref_t<R>, std::span<const T>>;
+
+// A dynamic-extent span over a contiguous range (std::span(array) would be static).
+template <class R>
+auto as_span(R& range) {
+  using Elem = std::remove_reference_t<std::ranges::range_reference_t<R>>;
+  return std::span<Elem>(std::ranges::data(range), std::ranges::size(range));
 }
+}  // namespace detail
 
 // A copyable, thread-safe handle for producers. Keeps the shared state alive, so
 // it may outlive the executor (its spawns then return false).
@@ -86,9 +104,15 @@ class ExecutorHandle {
   // false: the gate is closed; `task` is left with the caller, unchanged.
   bool spawn(T&& task) { return shared_->spawn_one(std::move(task)); }
   bool spawn(const T& task) { return shared_->spawn_one(task); }
-  // All or nothing. Tasks are moved from only when it returns true.
+  // All or nothing. Tasks are moved from only when it returns true (const tasks,
+  // and tasks whose move may throw, are copied). Any contiguous range of T works:
+  // a std::vector, an array, a span.
   bool spawn_batch(std::span<T> tasks) { return shared_->spawn_batch(tasks); }
   bool spawn_batch(std::span<const T> tasks) { return shared_->spawn_batch(tasks); }
+  template <detail::TaskRange<T> R>
+  bool spawn_batch(R&& tasks) {
+    return shared_->spawn_batch(detail::as_span(tasks));
+  }
   bool is_accepting() const noexcept { return shared_->state.accepting(); }
   // Cooperative stop; see the header comment.
   void shutdown() noexcept { shared_->shutdown(); }
@@ -121,6 +145,12 @@ class WorkerCtx {
     if (++spawns_since_wake_ >= kWakeOnHoardThreshold) {
       spawns_since_wake_ = 0;
       if (shared_->sleep.notify(1) != 0) ++metrics_.hoard_wakes;
+    } else if (shared_->sleep.sleeping_hint() != 0) {
+      // A sibling sleeps while we have a task it could steal: wake it now rather
+      // than at the 32nd spawn. The hint is a relaxed load (one read of a rarely
+      // written line); a stale 0 only defers the wake to the hoard rule, and a
+      // needless wake costs the woken worker one idle round.
+      if (shared_->sleep.notify(1) != 0) ++metrics_.spawn_wakes;
     }
   }
 
@@ -129,7 +159,7 @@ class WorkerCtx {
     ledger_.spawn();
     shared_->injector.push(Box::box(std::move(task)));
     ++metrics_.global_spawns;
-    shared_->sleep.notify(1);
+    if (shared_->sleep.notify(1) != 0) ++metrics_.spawn_wakes;
   }
 
   ExecutorHandle<T> handle() const { return ExecutorHandle<T>(shared_); }
@@ -344,12 +374,27 @@ class Executor {
   bool spawn_external(const T& task) { return shared()->spawn_one(task); }
   bool spawn_external_batch(std::span<T> tasks) { return shared()->spawn_batch(tasks); }
   bool spawn_external_batch(std::span<const T> tasks) { return shared()->spawn_batch(tasks); }
+  template <detail::TaskRange<T> R>
+  bool spawn_external_batch(R&& tasks) {
+    return shared()->spawn_batch(detail::as_span(tasks));
+  }
   void shutdown() noexcept {
     if (body_) body_->shared->shutdown();
   }
   std::size_t workers() const { return shared()->config.workers; }
 
+  // Closes the gate, waits for every accepted task, stops the workers, returns the
+  // metrics, rethrows the first task exception (see the header comment).
   MetricsSnapshot join() {
+    MetricsSnapshot snap = join(std::nothrow);
+    if (snap.first_exception) std::rethrow_exception(snap.first_exception);
+    return snap;
+  }
+
+  // The same, but a task exception is returned in snap.first_exception instead of
+  // rethrown, so the metrics (tasks_failed, tasks_dropped) survive a failure. Still
+  // throws std::logic_error for misuse (twice, from a worker, moved-from).
+  MetricsSnapshot join(std::nothrow_t) {
     if (!body_) throw std::logic_error("stealpool::Executor::join: the executor was moved from");
     if (joined_) throw std::logic_error("stealpool::Executor::join: already joined");
     auto& shared = *body_->shared;
@@ -363,7 +408,7 @@ class Executor {
     snap.per_worker = body_->worker_metrics;
     for (const auto& w : snap.per_worker) static_cast<WorkerMetrics&>(snap) += w;
     snap.tasks_dropped = shared.drain();
-    if (shared.first_error) std::rethrow_exception(shared.first_error);
+    snap.first_exception = shared.first_error;
     return snap;
   }
 

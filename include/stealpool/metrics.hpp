@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <vector>
 
 namespace stealpool {
@@ -19,7 +20,8 @@ struct WorkerMetrics {
   std::uint64_t unparks = 0;              // sleeps ended by a wake-up (not a timeout)
   std::uint64_t local_spawns = 0;         // WorkerCtx::spawn_local calls
   std::uint64_t global_spawns = 0;        // WorkerCtx::spawn_global calls
-  std::uint64_t hoard_wakes = 0;          // wake-ups sent by the wake-on-hoard rule
+  std::uint64_t hoard_wakes = 0;          // wake-ups sent by the wake-on-hoard rule (32 spawns)
+  std::uint64_t spawn_wakes = 0;          // other wake-ups sent by spawns from tasks
 
   WorkerMetrics& operator+=(const WorkerMetrics& o) noexcept {
     tasks_executed += o.tasks_executed;
@@ -34,6 +36,7 @@ struct WorkerMetrics {
     local_spawns += o.local_spawns;
     global_spawns += o.global_spawns;
     hoard_wakes += o.hoard_wakes;
+    spawn_wakes += o.spawn_wakes;
     return *this;
   }
 };
@@ -44,6 +47,9 @@ struct MetricsSnapshot : WorkerMetrics {
   // Tasks still queued when the executor stopped early (shutdown() or a task
   // exception) and destroyed without running. 0 after a normal drain.
   std::uint64_t tasks_dropped = 0;
+  // The first exception a task (or scratch_init) threw; null if none. join()
+  // rethrows it; join(std::nothrow) leaves it here.
+  std::exception_ptr first_exception;
 };
 
 }  // namespace stealpool

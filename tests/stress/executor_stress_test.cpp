@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/one_at_a_time.hpp"
 #include "../support/spawn_race.hpp"
 #include "../support/test_support.hpp"
 #include "../support/tree_workload.hpp"
@@ -93,23 +94,16 @@ TEST(ExecutorStress, NoLostWakeUpOverManyBurstsFromSeveralProducers) {
   EXPECT_EQ(m.tasks_executed, want);
 }
 
-// One producer, one task at a time, each waited for before the next: the pool is
-// caught in every phase of falling asleep, and only explicit wake-ups wake it.
+// One producer, one task at a time, each waited for before the next, at
+// pseudo-random moments of the workers' idle cycle (see one_at_a_time.hpp); only
+// explicit wake-ups wake the pool.
 TEST(ExecutorStress, NoLostWakeUpWhenEachTaskIsWaitedFor) {
   sptest::Watchdog dog("ExecutorStress.NoLostWakeUpWhenEachTaskIsWaitedFor", 600s);
-  sp::ExecutorConfig cfg = sptest::config_with(2);
-  cfg.park_timeout = std::chrono::hours(1);
-  cfg.spin_iters = 0;
-  std::atomic<int> done{0};
-  sp::Executor<int> ex(cfg, [&](int, auto&) { done.fetch_add(1); });
-  const int tasks = static_cast<int>(sptest::scaled(50000, 500));
-  for (int i = 0; i < tasks; ++i) {
-    if (i % 3 == 1) std::this_thread::yield();
-    if (i % 3 == 2) std::this_thread::sleep_for(std::chrono::microseconds(i % 97));
-    ASSERT_TRUE(ex.spawn_external(i));
-    ASSERT_TRUE(sptest::wait_until([&] { return done.load() == i + 1; }, 30s)) << "task " << i << " stranded";
-  }
-  EXPECT_EQ(ex.join().tasks_executed, static_cast<std::uint64_t>(tasks));
+  sptest::one_at_a_time(1, 0, static_cast<int>(sptest::scaled(300'000, 2000)), /*use_batches=*/false);
+  if (HasFatalFailure()) return;
+  sptest::one_at_a_time(2, 0, static_cast<int>(sptest::scaled(100'000, 1000)), /*use_batches=*/true);
+  if (HasFatalFailure()) return;
+  sptest::one_at_a_time(3, 50, static_cast<int>(sptest::scaled(50'000, 500)), /*use_batches=*/false);
 }
 
 // Termination detection under many short runs: thousands of small trees, each

@@ -21,8 +21,10 @@ namespace sp = stealpool;
 // Several producers spawn while the owner calls join(): every spawn that returned
 // true ran exactly once, every one that returned false never ran, and once a
 // producer saw false it never saw true again (the gate is monotonic).
+// Returns (through `rejected_out`, if given) how many spawns the gate refused:
+// rounds with none did not exercise the race.
 inline void spawn_racing_join_round(std::size_t workers, bool batches, std::uint32_t kPerProducer = 3000,
-                                    std::uint32_t kProducers = 3) {
+                                    std::uint32_t kProducers = 3, std::uint64_t* rejected_out = nullptr) {
   const std::uint32_t kTotal = kProducers * kPerProducer;
   std::vector<std::atomic<std::uint8_t>> runs(kTotal);
   std::vector<std::uint8_t> accepted(kTotal, 0);  // slot i written only by its producer
@@ -63,6 +65,7 @@ inline void spawn_racing_join_round(std::size_t workers, bool batches, std::uint
                                              << " ran " << int(runs[id].load()) << " times";
   }
   for (std::uint32_t p = 0; p < kProducers; ++p) ASSERT_EQ(late_accepts[p], 0) << "producer " << p;
+  if (rejected_out != nullptr) *rejected_out = kTotal - n_accepted;
   ASSERT_EQ(m.tasks_executed, n_accepted);
   ASSERT_EQ(m.tasks_dropped, 0u);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <new>
 #include <chrono>
 #include <span>
 #include <stdexcept>
@@ -182,6 +183,38 @@ TEST(ExecutorException, DestructorDiscardsTheExceptionWhenJoinWasNotCalled) {
     EXPECT_TRUE(ex.spawn_external(1));
   });
   EXPECT_EQ(runs.load(), 1);
+}
+
+}  // namespace
+
+namespace {
+
+// join(std::nothrow) keeps the metrics of a failed run and hands back the exception.
+TEST(ExecutorException, JoinNothrowReturnsTheExceptionWithTheMetrics) {
+  sptest::Watchdog dog("JoinNothrowReturnsTheExceptionWithTheMetrics");
+  stealpool::Executor<int> ex(sptest::config_with(2), [](int v, auto&) {
+    if (v == 7) throw std::runtime_error("task 7 failed");
+  });
+  for (int i = 0; i < 7; ++i) ASSERT_TRUE(ex.spawn_external(i));
+  ASSERT_TRUE(ex.spawn_external(7));
+  const stealpool::MetricsSnapshot m = ex.join(std::nothrow);
+  ASSERT_TRUE(m.first_exception);
+  EXPECT_EQ(m.tasks_failed, 1u);
+  EXPECT_LE(m.tasks_executed + m.tasks_dropped, 8u);
+  EXPECT_GE(m.tasks_executed, 1u);
+  try {
+    std::rethrow_exception(m.first_exception);
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "task 7 failed");
+  }
+}
+
+TEST(ExecutorException, JoinNothrowOfACleanRunHasNoException) {
+  stealpool::Executor<int> ex(sptest::config_with(2), [](int, auto&) {});
+  ASSERT_TRUE(ex.spawn_external(1));
+  const stealpool::MetricsSnapshot m = ex.join(std::nothrow);
+  EXPECT_FALSE(m.first_exception);
+  EXPECT_EQ(m.tasks_executed, 1u);
 }
 
 }  // namespace

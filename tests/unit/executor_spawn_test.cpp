@@ -382,3 +382,22 @@ TEST(ExecutorSpawn, BatchWhoseTaskMoveThrowsKeepsUnqueuedTasksWithTheCaller) {
 }
 
 }  // namespace
+
+namespace {
+
+// spawn_batch takes any contiguous range of tasks, not only a span.
+TEST(ExecutorSpawn, BatchAcceptsVectorsConstVectorsAndArrays) {
+  std::atomic<int> sum{0};
+  sp::Executor<int> ex(config_with(2), [&](int v, auto&) { sum.fetch_add(v); });
+  std::vector<int> v{1, 2, 3};
+  const std::vector<int> cv{10, 20};
+  std::array<int, 2> a{100, 200};
+  EXPECT_TRUE(ex.spawn_external_batch(v));
+  EXPECT_TRUE(ex.spawn_external_batch(cv));
+  EXPECT_TRUE(ex.handle().spawn_batch(a));
+  (void)ex.join();
+  EXPECT_EQ(sum.load(), 336);
+  EXPECT_FALSE(ex.handle().spawn_batch(v)) << "rejected after join";
+}
+
+}  // namespace

@@ -94,11 +94,15 @@ TEST(Executor, JoinWaitsForChildrenSpawnedDuringTheDrain) {
 
 TEST(Executor, SpawnRacingJoinNeverLosesOrDuplicatesATask) {
   sptest::Watchdog dog("SpawnRacingJoinNeverLosesOrDuplicatesATask", std::chrono::seconds(120));
-  const int rounds = static_cast<int>(sptest::scaled(40, 4));
+  const int rounds = static_cast<int>(sptest::scaled(200, 10));
+  int raced = 0;  // rounds in which the gate refused some spawns (for the XML report)
   for (int round = 0; round < rounds; ++round) {
-    sptest::spawn_racing_join_round(round % 3 == 0 ? 1 : 2, /*batches=*/round % 2 == 1);
+    std::uint64_t rejected = 0;
+    sptest::spawn_racing_join_round(round % 3 == 0 ? 1 : 2, /*batches=*/round % 2 == 1, 3000, 3, &rejected);
     if (HasFatalFailure()) FAIL() << "round " << round;
+    raced += rejected > 0;
   }
+  RecordProperty("rounds_with_rejections", raced);
 }
 
 // A long task splits itself: after each unit it asks its EveryN policy and, on
@@ -163,7 +167,7 @@ TEST(Executor, WritesBeforeSpawnAreVisibleInTaskAndTaskWritesAfterJoin) {
 
 TEST(Executor, ThirtyTwoWorkersOnFewCoresCompleteAWorkload) {
   sptest::Watchdog dog("ThirtyTwoWorkersOnFewCoresCompleteAWorkload");
-  constexpr int kTasks = 20000;
+  const int kTasks = static_cast<int>(sptest::scaled(20000, 2000));
   std::vector<std::atomic<std::uint8_t>> runs(kTasks);
   std::vector<std::atomic<std::uint8_t>> worker_seen(32);
   sp::Executor<int> ex(config_with(32), [&](int i, sp::WorkerCtx<int, sp::NoScratch>& ctx) {

@@ -74,12 +74,13 @@ class Injector {
   void push_batch(std::span<const T> items, std::size_t* queued = nullptr) {
     if (queued != nullptr) *queued = 0;
     Block* spare = nullptr;  // pre-allocated successor, kept across CAS retries
+    std::uint32_t spins = 0;
     std::uint64_t tail = tail_.value.load(std::memory_order::acquire);  // [INJ-marker]
     Block* block = tail_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
     while (!items.empty()) {
       const std::uint64_t offset = tail % kLap;
       if (offset == kBlockSlots) {  // another producer is installing the next block
-        Sync::spin_pause();
+        backoff(spins);
         tail = tail_.value.load(std::memory_order::acquire);
         block = tail_block_.value.load(std::memory_order::acquire);
         continue;
@@ -136,6 +137,19 @@ class Injector {
   }
 
  private:
+  // Waits for another thread's few-instruction step (a block install, a slot
+  // write): spins briefly, then yields, so that with more threads than cores the
+  // waiter does not starve the very thread it waits for.
+  static void backoff(std::uint32_t& spins) noexcept {
+    if (spins < kSpinsBeforeYield) {
+      ++spins;
+      Sync::spin_pause();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  static constexpr std::uint32_t kSpinsBeforeYield = 64;
+
   struct Slot {
     detail::AtomicSlot<T, Sync> item;
     Atomic<std::uint32_t> ready{0};  // 0 until the item is written; blocks are never reused
@@ -145,7 +159,8 @@ class Injector {
       ready.store(1, std::memory_order::release);  // [INJ-ready] publishes item
     }
     T read() const noexcept {
-      while (ready.load(std::memory_order::acquire) == 0) Sync::spin_pause();  // [INJ-ready]
+      std::uint32_t spins = 0;
+      while (ready.load(std::memory_order::acquire) == 0) backoff(spins);  // [INJ-ready]
       return item.load();
     }
   };
@@ -156,10 +171,11 @@ class Injector {
     Slot slots[kBlockSlots];
 
     Block* wait_next() const noexcept {
+      std::uint32_t spins = 0;
       for (;;) {
         Block* n = next.load(std::memory_order::acquire);  // [INJ-next]
         if (n != nullptr) return n;
-        std::this_thread::yield();
+        backoff(spins);
       }
     }
   };
@@ -173,10 +189,11 @@ class Injector {
   Steal<T> take(ChaseLevDeque<T, Sync>* dest, std::size_t limit) {
     std::uint64_t head = head_.value.load(std::memory_order::acquire);  // [INJ-marker]
     Block* block = head_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
+    std::uint32_t spins = 0;
     for (;;) {
       const std::uint64_t offset = head % kLap;
       if (offset == kBlockSlots) {  // another consumer is moving to the next block
-        Sync::spin_pause();
+        backoff(spins);
         head = head_.value.load(std::memory_order::acquire);
         block = head_block_.value.load(std::memory_order::acquire);
         continue;
