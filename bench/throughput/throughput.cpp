@@ -84,26 +84,33 @@ void check(const char* who, const std::vector<Acc>& accs, std::uint32_t n) {
   }
 }
 
-// Times one run: constructs the pool, submits everything, waits. Pool start-up
-// is excluded (it happens before the clock starts), as for every runtime.
-template <class Setup>
-Result measure(const char* runtime, const char* mode, const Options& o, Setup setup) {
-  Result r{runtime, mode, {}};
-  for (int rep = 0; rep < o.reps; ++rep) {
-    std::vector<Acc> accs(o.workers + 1);
-    const double ms = setup(accs);
-    check(runtime, accs, o.tasks);
-    r.ms.push_back(ms);
-  }
-  return r;
+// One row of the table: a runtime and mode, and a function that performs one
+// timed run (pool start-up excluded: it happens before the clock starts) into the
+// given per-worker accumulators and returns milliseconds.
+struct Row {
+  Result result;
+  std::function<double(std::vector<Acc>&)> run_once;
+};
+
+// Runs rep 1 of every row, then rep 2 of every row, ...: machine noise and what a
+// runtime leaves behind (oneTBB's workers keep spinning for a while after their
+// arena empties) hit every runtime alike instead of whichever runs next.
+void run_interleaved(std::vector<Row>& rows, const Options& o) {
+  for (int rep = 0; rep < o.reps; ++rep)
+    for (auto& row : rows) {
+      std::vector<Acc> accs(o.workers + 1);
+      const double ms = row.run_once(accs);
+      check(row.result.runtime.c_str(), accs, o.tasks);
+      row.result.ms.push_back(ms);
+    }
 }
 
 double since_ms(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-Result run_stealpool(const Options& o, bool batched) {
-  return measure("stealpool", batched ? "batch" : "one-at-a-time", o, [&](std::vector<Acc>& accs) {
+Row stealpool_row(const Options& o, bool batched) {
+  return {{"stealpool", batched ? "batch" : "one-at-a-time", {}}, [o, batched](std::vector<Acc>& accs) {
     stealpool::ExecutorConfig cfg;
     cfg.workers = o.workers;
     stealpool::Executor<std::uint32_t, Acc*> ex(
@@ -124,11 +131,11 @@ Result run_stealpool(const Options& o, bool batched) {
     }
     (void)ex.join();
     return since_ms(t0);
-  });
+  }};
 }
 
-Result run_mutex_pool(const Options& o, bool batched) {
-  return measure("mutex+condvar pool", batched ? "batch" : "one-at-a-time", o, [&](std::vector<Acc>& accs) {
+Row mutex_pool_row(const Options& o, bool batched) {
+  return {{"mutex+condvar pool", batched ? "batch" : "one-at-a-time", {}}, [o, batched](std::vector<Acc>& accs) {
     stealbench::MutexPool<std::uint32_t> pool(o.workers, [&](std::uint32_t i, std::size_t id) { tiny_task(i, accs[id]); });
     std::vector<std::uint32_t> buf(o.batch);
     const auto t0 = Clock::now();
@@ -144,14 +151,14 @@ Result run_mutex_pool(const Options& o, bool batched) {
     }
     pool.wait_idle();
     return since_ms(t0);
-  });
+  }};
 }
 
 #if STEALBENCH_HAVE_TBB
 // oneTBB's fastest idiom for an external producer: the producer enters an arena
 // and runs tasks into a task_group, then waits (helping) for them.
-Result run_tbb(const Options& o) {
-  return measure("oneTBB task_group", "one-at-a-time", o, [&](std::vector<Acc>& accs) {
+Row tbb_row(const Options& o) {
+  return {{"oneTBB task_group", "one-at-a-time", {}}, [o](std::vector<Acc>& accs) {
     tbb::task_arena arena(static_cast<int>(o.workers));
     arena.initialize();
     double ms = 0;
@@ -167,7 +174,7 @@ Result run_tbb(const Options& o) {
       ms = since_ms(t0);
     });
     return ms;
-  });
+  }};
 }
 #endif
 
@@ -206,16 +213,18 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   std::printf("external-producer throughput: 1 producer, %zu workers, %u tiny tasks, batch %zu, %d reps\n",
               o.workers, o.tasks, o.batch, o.reps);
-  std::vector<Result> peers, ours;
-  // Interleave runtimes so that machine noise hits all of them alike.
   auto want = [&](const char* name) { return o.only.empty() || std::string(name).find(o.only) != std::string::npos; };
-  if (want("mutex-single")) peers.push_back(run_mutex_pool(o, false));
+  std::vector<Row> rows;
+  if (want("mutex-single")) rows.push_back(mutex_pool_row(o, false));
 #if STEALBENCH_HAVE_TBB
-  if (want("tbb-single")) peers.push_back(run_tbb(o));
+  if (want("tbb-single")) rows.push_back(tbb_row(o));
 #endif
-  if (want("stealpool-single")) ours.push_back(run_stealpool(o, false));
-  if (want("mutex-batch")) peers.push_back(run_mutex_pool(o, true));
-  if (want("stealpool-batch")) ours.push_back(run_stealpool(o, true));
+  if (want("stealpool-single")) rows.push_back(stealpool_row(o, false));
+  if (want("mutex-batch")) rows.push_back(mutex_pool_row(o, true));
+  if (want("stealpool-batch")) rows.push_back(stealpool_row(o, true));
+  run_interleaved(rows, o);
+  std::vector<Result> peers, ours;
+  for (auto& r : rows) (r.result.runtime == "stealpool" ? ours : peers).push_back(std::move(r.result));
 
   double best_peer_single = 1e300;
   for (const auto& p : peers)
