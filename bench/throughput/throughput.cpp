@@ -109,6 +109,22 @@ double since_ms(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// The producer's side, the same for every runtime: submits task indices 0..N-1
+// one at a time through `one`, or in batches of o.batch through `batch`.
+template <class One, class Batch>
+void produce(const Options& o, bool batched, std::vector<std::uint32_t>& buf, One one, Batch batch) {
+  if (!batched) {
+    for (std::uint32_t i = 0; i < o.tasks; ++i) one(i);
+    return;
+  }
+  for (std::uint32_t i = 0; i < o.tasks;) {
+    const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::size_t>(o.batch, o.tasks - i));
+    for (std::uint32_t k = 0; k < n; ++k) buf[k] = i + k;
+    batch(std::span<const std::uint32_t>(buf.data(), n));
+    i += n;
+  }
+}
+
 Row stealpool_row(const Options& o, bool batched) {
   return {{"stealpool", batched ? "batch" : "one-at-a-time", {}}, [o, batched](std::vector<Acc>& accs) {
     stealpool::ExecutorConfig cfg;
@@ -118,17 +134,9 @@ Row stealpool_row(const Options& o, bool batched) {
         [](std::uint32_t i, stealpool::WorkerCtx<std::uint32_t, Acc*>& ctx) { tiny_task(i, *ctx.scratch()); });
     std::vector<std::uint32_t> buf(o.batch);
     const auto t0 = Clock::now();
-    if (batched) {
-      for (std::uint32_t i = 0; i < o.tasks;) {
-        const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::size_t>(o.batch, o.tasks - i));
-        for (std::uint32_t k = 0; k < n; ++k) buf[k] = i + k;
-        if (!ex.spawn_external_batch(std::span<const std::uint32_t>(buf.data(), n))) std::abort();
-        i += n;
-      }
-    } else {
-      for (std::uint32_t i = 0; i < o.tasks; ++i)
-        if (!ex.spawn_external(i)) std::abort();
-    }
+    produce(
+        o, batched, buf, [&](std::uint32_t i) { if (!ex.spawn_external(i)) std::abort(); },
+        [&](std::span<const std::uint32_t> b) { if (!ex.spawn_external_batch(b)) std::abort(); });
     (void)ex.join();
     return since_ms(t0);
   }};
@@ -139,16 +147,9 @@ Row mutex_pool_row(const Options& o, bool batched) {
     stealbench::MutexPool<std::uint32_t> pool(o.workers, [&](std::uint32_t i, std::size_t id) { tiny_task(i, accs[id]); });
     std::vector<std::uint32_t> buf(o.batch);
     const auto t0 = Clock::now();
-    if (batched) {
-      for (std::uint32_t i = 0; i < o.tasks;) {
-        const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::size_t>(o.batch, o.tasks - i));
-        for (std::uint32_t k = 0; k < n; ++k) buf[k] = i + k;
-        pool.submit_batch(std::span<const std::uint32_t>(buf.data(), n));
-        i += n;
-      }
-    } else {
-      for (std::uint32_t i = 0; i < o.tasks; ++i) pool.submit(i);
-    }
+    produce(
+        o, batched, buf, [&](std::uint32_t i) { pool.submit(i); },
+        [&](std::span<const std::uint32_t> b) { pool.submit_batch(b); });
     pool.wait_idle();
     return since_ms(t0);
   }};
