@@ -27,7 +27,10 @@
 //   and then discards a task exception: call join() to see it.
 // - shutdown(): a cooperative stop. New spawns are rejected; workers exit after
 //   the task they are running; queued tasks are dropped unrun (destroyed at join,
-//   counted in MetricsSnapshot::tasks_dropped).
+//   counted in MetricsSnapshot::tasks_dropped). A spawn racing shutdown() may
+//   return true and its task still be dropped: if it reaches the queue after
+//   join() drained it, the task is destroyed with the executor's shared state
+//   (the last handle), unrun and not counted.
 // - A task that throws is isolated: it counts as finished, the first exception is
 //   kept, and the executor stops as by shutdown(); join() rethrows it after every
 //   worker has stopped. Later exceptions are discarded.
