@@ -7,58 +7,22 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../support/queue_support.hpp"
 #include "stealpool/queue/chase_lev_deque.hpp"
 #include "stealpool/queue/injector.hpp"
 
 namespace sp = stealpool;
+using namespace sptest::queue;
 
 namespace {
 
-// Stress sizes: divided by 10 under sanitizers; STEALPOOL_TEST_SCALE=<k>
-// multiplies them for long runs.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define STEALPOOL_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define STEALPOOL_TEST_SANITIZED 1
-#endif
-#endif
-#ifndef STEALPOOL_TEST_SANITIZED
-#define STEALPOOL_TEST_SANITIZED 0
-#endif
-
-std::size_t scaled(std::size_t n) {
-  const char* env = std::getenv("STEALPOOL_TEST_SCALE");
-  const std::size_t k = env != nullptr && std::atoi(env) > 0 ? static_cast<std::size_t>(std::atoi(env)) : 1;
-  return n * k / (STEALPOOL_TEST_SANITIZED ? 10 : 1);
-}
-
 constexpr std::size_t kBlock = sp::Injector<int>::kBlockSlots;  // 255
-
-struct Tagged {  // the second word is derived from the first: shows torn reads
-  std::uint64_t id;
-  std::uint64_t check;
-};
-Tagged tagged(std::uint64_t id) { return {id, id * 0x9E3779B97F4A7C15ull ^ 0x5bd1e995ull}; }
-bool intact(const Tagged& x) { return x.check == tagged(x.id).check; }
-
-struct Big {
-  std::uint64_t w[8];
-};
-static_assert(sizeof(Big) == sp::detail::kMaxInlineItemBytes);
-
-struct NoDefault {
-  explicit NoDefault(int v) : a(v), b(-v) {}
-  int a;
-  int b;
-};
-static_assert(std::is_trivially_copyable_v<NoDefault> && !std::is_default_constructible_v<NoDefault>);
 
 std::vector<std::uint64_t> iota(std::uint64_t from, std::size_t n) {
   std::vector<std::uint64_t> v(n);
@@ -158,7 +122,7 @@ TEST(Injector, StealBatchAndPopWithLimitZeroOrOneTakesOneItem) {
 
 TEST(Injector, StoresItemsOfUpTo64BytesAndNonDefaultConstructibleItems) {
   sp::Injector<Big> q;
-  for (std::uint64_t i = 0; i < 300; ++i) q.push(Big{{i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7}});
+  for (std::uint64_t i = 0; i < 300; ++i) q.push(big_from(i));
   for (std::uint64_t i = 0; i < 300; ++i) {
     sp::Steal<Big> s = q.steal();
     ASSERT_TRUE(s.is_success());
@@ -220,29 +184,22 @@ TEST_P(InjectorMpmc, EveryItemIsTakenExactlyOnce) {
   const std::uint64_t per_producer = scaled(2'000'000) / static_cast<std::uint64_t>(p.producers);
   const std::uint64_t n = per_producer * static_cast<std::uint64_t>(p.producers);
   sp::Injector<Tagged> q;
-  std::vector<std::atomic<std::uint32_t>> taken(n);
-  std::atomic<std::uint64_t> torn{0};
+  ExactlyOnceLedger ledger(n);
   std::atomic<int> producers_done{0};
-  auto record = [&](const Tagged& x) {
-    if (!intact(x) || x.id >= n) torn.fetch_add(1, std::memory_order::relaxed);
-    else taken[x.id].fetch_add(1, std::memory_order::relaxed);
-  };
 
   std::vector<std::thread> threads;
   for (int c = 0; c < p.consumers; ++c) {
     threads.emplace_back([&, c] {
       sp::ChaseLevDeque<Tagged> mine;
-      for (unsigned k = static_cast<unsigned>(c);; ++k) {
-        const bool finished = producers_done.load(std::memory_order::acquire) == p.producers;  // before the steal
-        sp::Steal<Tagged> s = k % 2 == 0 ? q.steal() : q.steal_batch_and_pop(mine, 1 + k % 64);
-        if (s.is_success()) {
-          record(s.value());
-          while (std::optional<Tagged> x = mine.pop()) record(*x);
-        } else if (s.is_empty()) {
-          if (finished) return;
-          std::this_thread::yield();
-        }
-      }
+      steal_until_drained(
+          [&] { return producers_done.load(std::memory_order::acquire) == p.producers; },
+          [&, k = static_cast<unsigned>(c)](auto&& take) mutable {
+            const unsigned j = k++;
+            sp::Steal<Tagged> s = j % 2 == 0 ? q.steal() : q.steal_batch_and_pop(mine, 1 + j % 64);
+            while (std::optional<Tagged> x = mine.pop()) take(*x);
+            return s;
+          },
+          [&](const Tagged& x) { ledger.record(x); });
     });
   }
   for (int i = 0; i < p.producers; ++i) {
@@ -253,15 +210,7 @@ TEST_P(InjectorMpmc, EveryItemIsTakenExactlyOnce) {
   }
   for (std::thread& t : threads) t.join();
 
-  EXPECT_EQ(torn.load(), 0u);
-  std::uint64_t lost = 0, duplicated = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint32_t c = taken[i].load();
-    if (c == 0 && lost++ == 0) ADD_FAILURE() << "first lost id " << i;
-    if (c > 1 && duplicated++ == 0) ADD_FAILURE() << "first duplicated id " << i << " taken " << c << " times";
-  }
-  EXPECT_EQ(lost, 0u);
-  EXPECT_EQ(duplicated, 0u);
+  ledger.expect_each_taken_once();
 }
 
 INSTANTIATE_TEST_SUITE_P(ProducersAndConsumers, InjectorMpmc,
