@@ -1,0 +1,92 @@
+// stealpool/worker_ctx.hpp: WorkerCtx<T, S>, what a running task sees of its
+// worker: its id, its scratch, its RNG and metrics, and the spawn paths.
+// Only the worker's own thread touches it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "stealpool/detail/core/ledger.hpp"
+#include "stealpool/detail/executor_shared.hpp"
+#include "stealpool/executor_handle.hpp"
+#include "stealpool/metrics.hpp"
+#include "stealpool/rng.hpp"
+
+namespace stealpool {
+
+// The scratch type for executors that need none.
+struct NoScratch {};
+
+// After this many local spawns in a row a worker wakes a sleeping sibling, so one
+// worker cannot hoard a growing deque while the others sleep (seed 000).
+inline constexpr std::uint32_t kWakeOnHoardThreshold = 32;
+
+// What a running task sees of its worker. Only the worker's own thread touches it.
+template <class T, class S>
+class WorkerCtx {
+ public:
+  std::size_t worker_id() const noexcept { return id_; }
+  S& scratch() noexcept { return scratch_; }
+  XorShift64& rng() noexcept { return rng_; }
+  WorkerMetrics& metrics() noexcept { return metrics_; }
+  const WorkerMetrics& metrics() const noexcept { return metrics_; }
+
+  // Pushes onto this worker's deque: the cheapest spawn (no shared RMW). Always
+  // accepted, also while join() drains.
+  void spawn_local(T task) {
+    ledger_.spawn();
+    deque_->push(Box::box(std::move(task)));
+    ++metrics_.local_spawns;
+    if (++spawns_since_wake_ >= kWakeOnHoardThreshold) {
+      spawns_since_wake_ = 0;
+      if (shared_->sleep.notify(1) != 0) ++metrics_.hoard_wakes;
+    } else if (shared_->sleep.sleeping_hint() != 0) {
+      // A sibling sleeps while we have a task it could steal: wake it now rather
+      // than at the 32nd spawn. The hint is a relaxed load (one read of a rarely
+      // written line); a stale 0 only defers the wake to the hoard rule, and a
+      // needless wake costs the woken worker one idle round.
+      if (shared_->sleep.notify(1) != 0) ++metrics_.spawn_wakes;
+    }
+  }
+
+  // Pushes onto the global injector, where any worker takes it first-come.
+  void spawn_global(T task) {
+    ledger_.spawn();
+    shared_->injector.push(Box::box(std::move(task)));
+    ++metrics_.global_spawns;
+    if (shared_->sleep.notify(1) != 0) ++metrics_.spawn_wakes;
+  }
+
+  ExecutorHandle<T> handle() const { return ExecutorHandle<T>(shared_); }
+
+  WorkerCtx(const WorkerCtx&) = delete;
+  WorkerCtx& operator=(const WorkerCtx&) = delete;
+
+ private:
+  friend class detail::ExecutorWorker<T, S>;
+  using Shared = detail::ExecutorShared<T>;
+  using Box = typename Shared::Box;
+
+  WorkerCtx(std::size_t id, std::shared_ptr<Shared> shared, S scratch)
+      : id_(id),
+        scratch_(std::move(scratch)),
+        rng_(derive_worker_seed(shared->config.seed, id)),
+        victim_rng_(derive_worker_seed(~shared->config.seed, id)),
+        shared_(std::move(shared)),
+        deque_(shared_->deques[id].get()),
+        ledger_(shared_->state) {}
+
+  std::size_t id_;
+  S scratch_;
+  XorShift64 rng_;         // the task's: drawing from it never changes victim choice
+  XorShift64 victim_rng_;  // the scheduler's
+  WorkerMetrics metrics_;
+  std::shared_ptr<Shared> shared_;
+  typename Shared::Deque* deque_;
+  detail::Ledger<> ledger_;
+  std::uint32_t spawns_since_wake_ = 0;
+};
+
+}  // namespace stealpool
