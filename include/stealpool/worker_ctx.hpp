@@ -19,8 +19,10 @@ namespace stealpool {
 // The scratch type for executors that need none.
 struct NoScratch {};
 
-// After this many local spawns in a row a worker wakes a sleeping sibling, so one
-// worker cannot hoard a growing deque while the others sleep (seed 000).
+// Every this many local spawns in a row a worker checks for sleeping siblings with
+// the sleep protocol's fence and wakes one (seed 000's wake-on-hoard). Each local
+// spawn also wakes a sibling at once when a relaxed read sees one asleep; this
+// rule is the fenced fallback (core/README.md, "Waking siblings").
 inline constexpr std::uint32_t kWakeOnHoardThreshold = 32;
 
 // What a running task sees of its worker. Only the worker's own thread touches it.
