@@ -207,9 +207,11 @@ class Injector {
       if (n > limit) n = limit;
       const bool finishes_block = offset + n == kBlockSlots;
       // [INJ-claim] acq_rel: acquire continues [INJ-marker]'s release sequence, so
-      // `block` is the block of `head`'s lap once this CAS succeeds.
-      if (!head_.value.compare_exchange_weak(head, head + n, std::memory_order::acq_rel,
-                                             std::memory_order::acquire))
+      // `block` is the block of `head`'s lap once this CAS succeeds. Strong, not
+      // weak: a spurious failure would report `retry` with no race lost (found by
+      // the Relacy check, tests/model/injector_model.cpp).
+      if (!head_.value.compare_exchange_strong(head, head + n, std::memory_order::acq_rel,
+                                               std::memory_order::acquire))
         return Steal<T>::retry();  // another consumer moved head: report the lost race
 
       if (finishes_block) {
