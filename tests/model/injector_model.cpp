@@ -31,7 +31,7 @@
 #include "stealpool/queue/injector.hpp"
 
 // Relacy last: after every standard and stealpool header.
-#include "relacy_sync.hpp"
+#include "model_common.hpp"
 #include "model_main.hpp"
 
 namespace {
@@ -40,35 +40,12 @@ using stealpool::model::RelacyAtomic;
 using stealpool::model::RelacySync;
 using stealpool::model::SourceLocation;
 
-// --- mutant policy ---------------------------------------------------------------
+// --- mutant policy and items: model_common.hpp ---------------------------------
 
-// Every release store becomes relaxed: the slot words ([SLOT-publish]) and the
-// ready flag ([INJ-ready]) (the tail/head claims are RMWs and keep their orders).
-template <class U>
-class RelaxedReleaseAtomic : public RelacyAtomic<U> {
- public:
-  using RelacyAtomic<U>::RelacyAtomic;
-  void store(U value, std::memory_order order = std::memory_order::seq_cst,
-             const SourceLocation& loc = SourceLocation::current()) {
-    if (order == std::memory_order::release) order = std::memory_order::relaxed;
-    RelacyAtomic<U>::store(value, order, loc);
-  }
-};
-struct RelaxedReleaseSync : RelacySync {
-  template <class U>
-  using atomic = RelaxedReleaseAtomic<U>;
-};
-
-// --- items -------------------------------------------------------------------------
-
-struct Item {
-  std::int64_t value;
-  std::uint64_t check;  // check_of(value): catches unwritten (all-zero) and torn slots
-};
-constexpr std::uint64_t check_of(std::int64_t v) {
-  return (static_cast<std::uint64_t>(v) + 1) * 0x9E3779B97F4A7C15ull ^ 0xD1B54A32D192ED03ull;
-}
-constexpr Item make_item(int v) { return Item{v, check_of(v)}; }
+using stealpool::model::check_of;
+using stealpool::model::Item;
+using stealpool::model::make_item;
+using stealpool::model::RelaxedReleaseSync;
 
 // --- the test harness -------------------------------------------------------------
 

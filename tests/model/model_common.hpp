@@ -1,0 +1,42 @@
+// tests/model/model_common.hpp: pieces shared by the model checks: the
+// relaxed-release mutant policy and the self-checking item type.
+#pragma once
+
+#include <cstdint>
+
+#include "relacy_sync.hpp"
+
+namespace stealpool::model {
+
+// Every release store becomes relaxed (RMWs keep their orders). In the deque that
+// breaks push's bottom store ([CL-push]), the slot words ([SLOT-publish]) and the
+// new buffer pointer ([CL-grow]); in the injector the slot words and the ready
+// flag ([INJ-ready]). A consumer can then see an index or flag but read a slot
+// that is not yet written.
+template <class U>
+class RelaxedReleaseAtomic : public RelacyAtomic<U> {
+ public:
+  using RelacyAtomic<U>::RelacyAtomic;
+  void store(U value, std::memory_order order = std::memory_order::seq_cst,
+             const SourceLocation& loc = SourceLocation::current()) {
+    if (order == std::memory_order::release) order = std::memory_order::relaxed;
+    RelacyAtomic<U>::store(value, order, loc);
+  }
+};
+struct RelaxedReleaseSync : RelacySync {
+  template <class U>
+  using atomic = RelaxedReleaseAtomic<U>;
+};
+
+// An item that carries a check word: an unwritten (all-zero) or torn slot fails
+// `item.check == check_of(item.value)`.
+struct Item {
+  std::int64_t value;
+  std::uint64_t check;
+};
+constexpr std::uint64_t check_of(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) + 1) * 0x9E3779B97F4A7C15ull ^ 0xD1B54A32D192ED03ull;
+}
+constexpr Item make_item(int v) { return Item{v, check_of(v)}; }
+
+}  // namespace stealpool::model
