@@ -59,6 +59,7 @@
 #include "stealpool/executor_config.hpp"
 #include "stealpool/executor_handle.hpp"
 #include "stealpool/metrics.hpp"
+#include "stealpool/thread_options.hpp"
 #include "stealpool/worker_ctx.hpp"
 #include "stealpool/worker_id.hpp"
 
@@ -72,27 +73,39 @@ class Executor {
 
   // Validates the config (std::invalid_argument naming the field) and starts the
   // workers. scratch_init runs on each worker thread; if it throws, the executor
-  // stops as if a task had thrown.
-  Executor(const ExecutorConfig& config, ScratchInit scratch_init, Runner runner) {
+  // stops as if a task had thrown. `threads`: names, stack size and hooks of the
+  // worker threads (thread_options.hpp); std::system_error if a thread cannot be
+  // started (the ones already started are stopped first).
+  Executor(const ExecutorConfig& config, ThreadOptions threads, ScratchInit scratch_init, Runner runner) {
     config.validate();
     if (!scratch_init) throw std::invalid_argument("stealpool::Executor: scratch_init is empty");
     if (!runner) throw std::invalid_argument("stealpool::Executor: runner is empty");
-    body_ = std::make_unique<detail::ExecutorBody<T, S>>(config, std::move(scratch_init), std::move(runner));
+    body_ = std::make_unique<detail::ExecutorBody<T, S>>(config, std::move(threads), std::move(scratch_init),
+                                                         std::move(runner));
     body_->threads.reserve(config.workers);
     try {
-      for (std::size_t i = 0; i < config.workers; ++i)
-        body_->threads.emplace_back(&detail::ExecutorWorker<T, S>::main, body_.get(), i);
+      for (std::size_t i = 0; i < config.workers; ++i) {
+        auto* body = body_.get();
+        body_->threads.emplace_back(body->options.stack_size,
+                                    body->options.name.empty() ? std::string() : body->options.name + "-" + std::to_string(i),
+                                    [body, i] { detail::ExecutorWorker<T, S>::main(body, i); });
+      }
     } catch (...) {
       body_->shared->shutdown();
       for (auto& t : body_->threads) t.join();
       throw;
     }
   }
+  Executor(const ExecutorConfig& config, ScratchInit scratch_init, Runner runner)
+      : Executor(config, ThreadOptions{}, std::move(scratch_init), std::move(runner)) {}
 
   // For S == NoScratch: Executor<T> ex(config, runner).
   Executor(const ExecutorConfig& config, Runner runner)
     requires std::is_same_v<S, NoScratch>
-      : Executor(config, [](std::size_t) { return NoScratch{}; }, std::move(runner)) {}
+      : Executor(config, ThreadOptions{}, [](std::size_t) { return NoScratch{}; }, std::move(runner)) {}
+  Executor(const ExecutorConfig& config, ThreadOptions threads, Runner runner)
+    requires std::is_same_v<S, NoScratch>
+      : Executor(config, std::move(threads), [](std::size_t) { return NoScratch{}; }, std::move(runner)) {}
 
   Executor(Executor&&) noexcept = default;
   Executor& operator=(Executor&&) = delete;  // would need to join the old one first
@@ -150,6 +163,9 @@ class Executor {
     snap.first_exception = shared.first_error;
     return snap;
   }
+
+ // Internal (for ThreadPool and tests): the state shared with the workers.
+  const std::shared_ptr<detail::ExecutorShared<T>>& shared_state() const { return shared(); }
 
  private:
   const std::shared_ptr<detail::ExecutorShared<T>>& shared() const {

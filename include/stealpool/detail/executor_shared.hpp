@@ -21,8 +21,8 @@
 #include "stealpool/detail/core/state_word.hpp"
 #include "stealpool/detail/sleep/sleep_registry.hpp"
 #include "stealpool/detail/task_box.hpp"
+#include "stealpool/detail/worker_deque.hpp"
 #include "stealpool/executor_config.hpp"
-#include "stealpool/queue/chase_lev_deque.hpp"
 #include "stealpool/queue/injector.hpp"
 
 namespace stealpool::detail {
@@ -32,7 +32,7 @@ class ExecutorShared {
  public:
   using Box = TaskBox<T>;
   using Stored = typename Box::Stored;
-  using Deque = ChaseLevDeque<Stored>;
+  using Deque = typename WorkerDeque<Stored>::type;
 
   explicit ExecutorShared(const ExecutorConfig& cfg) : config(cfg), sleep(cfg.workers) {
     deques.reserve(cfg.workers);

@@ -19,6 +19,8 @@
 #include "stealpool/detail/core/tiered_idle.hpp"
 #include "stealpool/detail/core/worker_step.hpp"
 #include "stealpool/detail/executor_shared.hpp"
+#include "stealpool/detail/native_thread.hpp"
+#include "stealpool/thread_options.hpp"
 #include "stealpool/worker_ctx.hpp"
 #include "stealpool/worker_id.hpp"
 
@@ -33,17 +35,19 @@ struct ExecutorBody {
   using Runner = std::function<void(T, WorkerCtx<T, S>&)>;
   using ScratchInit = std::function<S(std::size_t)>;
 
-  ExecutorBody(const ExecutorConfig& cfg, ScratchInit init, Runner run)
+  ExecutorBody(const ExecutorConfig& cfg, ThreadOptions opts, ScratchInit init, Runner run)
       : shared(std::make_shared<ExecutorShared<T>>(cfg)),
+        options(std::move(opts)),
         scratch_init(std::move(init)),
         runner(std::move(run)),
         worker_metrics(cfg.workers) {}
 
   std::shared_ptr<ExecutorShared<T>> shared;
+  ThreadOptions options;
   ScratchInit scratch_init;
   Runner runner;
   std::vector<WorkerMetrics> worker_metrics;  // slot i written by worker i at exit
-  std::vector<std::thread> threads;
+  std::vector<NativeThread> threads;
 };
 
 // One worker: adapts WorkerCtx to the core policy's Ctx interface
@@ -54,6 +58,8 @@ class ExecutorWorker {
   using Shared = ExecutorShared<T>;
   using Stored = typename Shared::Stored;
   using Box = typename Shared::Box;
+  // Fork-join pools (split deques) get the helping-wait API below.
+  static constexpr bool kSplit = kIsSplitDeque<typename Shared::Deque>;
 
   static void main(ExecutorBody<T, S>* body, std::size_t id) noexcept {
     Shared& shared = *body->shared;
@@ -61,6 +67,7 @@ class ExecutorWorker {
     if (shared.config.pin_threads) (void)pin_current_thread(CoreAssigner().cpu_for(id));
     std::optional<S> scratch;
     try {
+      if (body->options.on_start) body->options.on_start(id);
       scratch.emplace(body->scratch_init(id));
     } catch (...) {
       shared.record_error(std::current_exception());
@@ -69,15 +76,39 @@ class ExecutorWorker {
     if (scratch) {
       WorkerCtx<T, S> ctx(id, body->shared, std::move(*scratch));
       ExecutorWorker worker(ctx, body->runner);
+      current_ = &worker;
       worker.loop();
+      current_ = nullptr;
       body->worker_metrics[id] = ctx.metrics_;
+    }
+    if (body->options.on_stop) {
+      try {
+        body->options.on_stop(id);
+      } catch (...) {
+        shared.record_error(std::current_exception());
+      }
     }
     set_current_worker(nullptr, std::nullopt);
   }
 
   // --- the core policy's Ctx interface ---------------------------------------
-  std::optional<Stored> pop_local() noexcept { return ctx_.deque_->pop(); }
-  Steal<Stored> steal_injector() { return shared_.injector.steal_batch_and_pop(*ctx_.deque_); }
+  std::optional<Stored> pop_local() noexcept {
+    if constexpr (kSplit) {
+      std::optional<Stored> item = deque_->pop();
+      // A thief asked while we held only private items: hand it some now.
+      if (item && deque_->publish_requested() == PushResult::published) [[unlikely]]
+        wake_for_published();
+      return item;
+    } else {
+      return ctx_.deque_->pop();
+    }
+  }
+  Steal<Stored> steal_injector() {
+    // Jobs come to a fork-join pool's injector one per run() or outside spawn:
+    // take one at a time (a batch would land private in the split deque).
+    if constexpr (kSplit) return shared_.injector.steal();
+    else return shared_.injector.steal_batch_and_pop(*ctx_.deque_);
+  }
   Steal<Stored> steal_from(std::size_t victim) { return shared_.deques[victim]->steal(); }
   std::size_t worker_id() const noexcept { return ctx_.id_; }
   std::size_t worker_count() const noexcept { return shared_.config.workers; }
@@ -101,9 +132,154 @@ class ExecutorWorker {
     }
   }
 
+  // --- waiting by helping (fork-join: forkjoin/README.md) ---------------------
+
+  // The worker the calling thread is, if it is a worker of an executor of this
+  // type; nullptr otherwise.
+  static ExecutorWorker* current() noexcept { return current_; }
+
+  std::size_t id() const noexcept { return ctx_.id_; }
+  Shared& shared() noexcept { return shared_; }
+
+  // The isolated wait this worker's current job runs under (nullptr: none):
+  // jobs it creates inherit the tag (forkjoin/README.md, "Isolated waits").
+  const void* isolation() const noexcept { return isolation_; }
+  void set_isolation(const void* tag) noexcept { isolation_ = tag; }
+  const std::shared_ptr<Shared>& shared_owner() const noexcept { return ctx_.shared_; }
+
+  // Pushes a job this worker's running task created. false: the deque is full
+  // and nothing happened (the caller runs the job itself or uses push_global).
+  // Inlined into every join(): the common case is a few plain stores.
+  bool push_local(Stored item) noexcept
+    requires kSplit
+  {
+    const PushResult r = deque_->push(item);
+    if (r == PushResult::full) [[unlikely]]
+      return false;
+    ctx_.ledger_.spawn();
+    ++ctx_.metrics_.local_spawns;
+    if (r == PushResult::published) [[unlikely]]
+      wake_for_published();
+    return true;
+  }
+
+  // Pushes onto the injector: for when the own deque is full.
+  void push_global(Stored item) {
+    ctx_.ledger_.spawn();
+    shared_.injector.push(item);
+    ++ctx_.metrics_.global_spawns;
+    if (shared_.sleep.notify(1) != 0) ++ctx_.metrics_.spawn_wakes;
+  }
+
+  // The owner took back a job it pushed and ran it inline (or will): account
+  // for it as a task that ran from the local deque.
+  void ran_inline() noexcept {
+    ctx_.ledger_.complete();
+    ++ctx_.metrics_.tasks_executed;
+    ++ctx_.metrics_.tasks_from_local;
+  }
+
+  // Runs a job popped from the own deque that is not the one the caller waits for.
+  void run_popped(Stored item) noexcept {
+    ++ctx_.metrics_.tasks_executed;
+    ++ctx_.metrics_.tasks_from_local;
+    (void)run(std::move(item));
+  }
+
+  // Runs other work (own deque, injector, other workers' deques) until
+  // latch.probe() is true; sleeps when there is none. Latch:
+  //   bool probe() const;      the awaited event happened (acquire)
+  //   bool prepare_sleep();    announce that the waiter may sleep; false if set
+  //   void end_sleep();        the waiter is awake again
+  // and its setter unparks parker(id()) of this executor's sleep registry when it
+  // sees the waiter announced (forkjoin/latch.hpp).
+  // Under an isolated wait (isolation() != nullptr) it runs only jobs with that
+  // tag, as wait_isolated() does, so that waits nested in it stay isolated.
+  template <class Latch>
+  void wait_until(Latch& latch) noexcept {
+    if constexpr (kSplit) {
+      if (isolation_ != nullptr) return wait_isolated(latch, isolation_);
+    }
+    NoopTrace trace;
+    TieredIdle idle(shared_.config.spin_iters, shared_.config.park_timeout);
+    while (!latch.probe()) {
+      const StepResult r = worker_step(*this, idle, trace);
+      switch (r.kind) {
+        case StepKind::ran_task:
+          break;
+        case StepKind::no_work:
+        case StepKind::exit_done:  // cannot happen while a task runs; just wait
+        case StepKind::exit_panicked:
+          if (r.action.kind == IdleKind::spin) StdSync::spin_pause();
+          else std::this_thread::yield();
+          break;
+        case StepKind::should_park:
+          sleep_on(latch, r.action.timeout, idle);
+          break;
+      }
+    }
+  }
+
+  // Like wait_until, but runs only jobs whose isolation tag is `tag` (an
+  // isolated wait, forkjoin/README.md): it pops its own deque and takes from the
+  // injector, and moves any other job it meets to the injector for other
+  // workers (or for itself after the wait); it never steals from other workers.
+  template <class Latch>
+  void wait_isolated(Latch& latch, const void* tag) noexcept
+    requires kSplit
+  {
+    TieredIdle idle(shared_.config.spin_iters, shared_.config.park_timeout);
+    while (!latch.probe()) {
+      std::optional<Stored> item = pop_local();
+      bool from_local = item.has_value();
+      if (!item) {
+        Steal<Stored> s = shared_.injector.steal();
+        if (s.is_success()) item = s.value();
+      }
+      if (item && (*item)->isolation == tag) {
+        idle.on_work();
+        ++ctx_.metrics_.tasks_executed;
+        ++(from_local ? ctx_.metrics_.tasks_from_local : ctx_.metrics_.tasks_from_injector);
+        (void)run(*item);
+        continue;
+      }
+      if (item) shared_.injector.push(*item);  // still counted: it just moves
+      const IdleAction a = idle.on_idle();
+      if (a.kind == IdleKind::park) sleep_on(latch, a.timeout, idle);
+      else std::this_thread::yield();
+    }
+  }
+
  private:
+  static inline thread_local ExecutorWorker* current_ = nullptr;
+
+  // The waiter's side of the latch and sleep protocols: announce to both, recheck,
+  // park. Woken by the latch's setter or by anyone publishing work.
+  [[gnu::noinline]] void wake_for_published() noexcept {
+    if (shared_.sleep.notify(1) != 0) ++ctx_.metrics_.spawn_wakes;
+  }
+
+  template <class Latch>
+  void sleep_on(Latch& latch, std::chrono::nanoseconds timeout, TieredIdle& idle) noexcept {
+    settle();  // [LEDGER-bound]
+    if (!latch.prepare_sleep()) return;  // already set
+    const std::size_t id = ctx_.id_;
+    shared_.sleep.announce(id);  // [SLEEP-dekker]
+    if (shared_.work_visible() || latch.probe()) {
+      (void)shared_.sleep.cancel(id);
+      latch.end_sleep();
+      return;
+    }
+    ++ctx_.metrics_.parks;
+    const bool notified = shared_.sleep.parker(id).park(timeout);
+    (void)shared_.sleep.cancel(id);
+    latch.end_sleep();
+    if (notified) ++ctx_.metrics_.unparks;
+    idle.on_woken(notified);
+  }
+
   ExecutorWorker(WorkerCtx<T, S>& ctx, const typename ExecutorBody<T, S>::Runner& runner)
-      : ctx_(ctx), shared_(*ctx.shared_), runner_(runner),
+      : ctx_(ctx), shared_(*ctx.shared_), deque_(ctx.deque_), runner_(runner),
         idle_(shared_.config.spin_iters, shared_.config.park_timeout) {}
 
   void loop() noexcept {
@@ -151,6 +327,8 @@ class ExecutorWorker {
 
   WorkerCtx<T, S>& ctx_;
   Shared& shared_;
+  typename Shared::Deque* deque_;  // ctx_.deque_, one indirection closer
+  const void* isolation_ = nullptr;
   const typename ExecutorBody<T, S>::Runner& runner_;
   TieredIdle idle_;
 };

@@ -1,0 +1,254 @@
+// stealpool/forkjoin/task_group.hpp: TaskGroup, any number of tasks spawned
+// and waited for together.
+//
+//   stealpool::TaskGroup tg;                  // the current worker's pool, else default_pool()
+//   for (auto& item : items) tg.spawn([&item] { process(item); });
+//   tg.wait();                                // helps run them; rethrows the first exception
+//
+// spawn(f): f is moved into a heap job (one allocation; join() needs none). On a
+//   worker of the group's pool it goes on that worker's deque, elsewhere into the
+//   pool's injector. std::runtime_error if the pool is being destroyed.
+// wait(): returns when every task spawned so far has finished, tasks they spawn
+//   into the group included. On a worker of the group's pool it runs jobs
+//   meanwhile: its own deque's, the injector's, other workers' (any job of the
+//   pool, not only this group's: a plain wait may run unrelated work on top of
+//   the caller's frame, so do not hold a lock across it that such work may take).
+//   Elsewhere it blocks. Then rethrows the first exception a task threw (the
+//   others are discarded), else returns TaskGroupStatus::cancelled if cancel()
+//   was called, else TaskGroupStatus::complete. Afterwards the group is empty and
+//   not cancelled, and may be reused.
+// wait_isolated(): the same, but the waiting worker runs only this group's tasks
+//   (and jobs they create): for callers that hold a lock across the wait. It
+//   never steals; unrelated jobs it meets on its own deque move to the injector.
+// cancel(): tasks that have not started are skipped (they count as finished);
+//   running ones may poll is_cancelled(). A task that throws cancels the group.
+// The destructor waits (exceptions are then discarded: call wait() to see them).
+// One thread may wait on a group at a time; any thread may spawn.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "stealpool/forkjoin/jobs.hpp"
+#include "stealpool/forkjoin/thread_pool.hpp"
+
+namespace stealpool {
+
+enum class TaskGroupStatus : std::uint8_t { complete, cancelled };
+
+class TaskGroup;
+
+namespace detail {
+
+// Process-wide wake-up for threads (not workers) blocked in TaskGroup::wait.
+// The last task of a group notifies here instead of inside the group, which
+// its waiter may destroy the moment the count reaches zero.
+struct ExternalWaiters {
+  std::mutex mu;
+  std::condition_variable cv;
+  static ExternalWaiters& instance() {
+    static ExternalWaiters w;
+    return w;
+  }
+};
+
+// A TaskGroup task: f moved onto the heap, with the group to report to.
+template <class F>
+class GroupJob final : public Job {
+ public:
+  GroupJob(F&& f, TaskGroup* group, const void* isolation_tag)
+      : Job(&execute, isolation_tag), f_(std::move(f)), group_(group) {}
+
+ private:
+  static void execute(Job* job) noexcept;
+  F f_;
+  TaskGroup* group_;
+};
+
+}  // namespace detail
+
+class TaskGroup {
+ public:
+  TaskGroup() : TaskGroup(current_or_default_shared()) {}
+  explicit TaskGroup(ThreadPool& pool) noexcept : TaskGroup(&pool.shared()) {}
+  ~TaskGroup() {
+    try {
+      (void)wait();
+    } catch (...) {  // see the header comment
+    }
+  }
+  TaskGroup(const TaskGroup&) = delete;
+  TaskGroup& operator=(const TaskGroup&) = delete;
+
+  template <class F>
+  void spawn(F&& f) {
+    using Fn = std::decay_t<F>;
+    detail::PoolWorker* w = on_own_worker();
+    auto* job = new detail::GroupJob<Fn>(Fn(std::forward<F>(f)), this, tag_);
+    // relaxed: the job is published by the queue push that follows (a release);
+    // the count only has to be up before the job can finish.
+    word_.fetch_add(kOne, std::memory_order::relaxed);
+    if (w != nullptr) {
+      if (!w->push_local(job)) w->push_global(job);
+      return;
+    }
+    detail::Job* j = job;
+    if (!shared_->spawn_one(std::move(j))) {
+      word_.fetch_sub(kOne, std::memory_order::relaxed);  // never queued
+      delete job;
+      throw std::runtime_error("stealpool::TaskGroup::spawn: the pool is being destroyed");
+    }
+  }
+
+  TaskGroupStatus wait() { return wait_impl(false); }
+  TaskGroupStatus wait_isolated() { return wait_impl(true); }
+
+  void cancel() noexcept { cancelled_.store(true, std::memory_order::relaxed); }  // a flag polled by tasks
+  bool is_cancelled() const noexcept { return cancelled_.load(std::memory_order::relaxed); }
+
+ private:
+  template <class F>
+  friend class detail::GroupJob;
+
+  // word_ = pending tasks << 16 | waiter, where waiter is 0 (none), a worker id
+  // + 1, or kExternal (a thread blocked on ExternalWaiters).
+  static constexpr std::uint64_t kOne = std::uint64_t{1} << 16;
+  static constexpr std::uint64_t kWaiterMask = kOne - 1;
+  static constexpr std::uint64_t kExternal = kWaiterMask;
+  static_assert(ExecutorConfig::kMaxWorkers < kExternal, "worker ids must fit the waiter field");
+
+  explicit TaskGroup(detail::PoolShared* shared) noexcept : shared_(shared) {
+    // The isolation tag of this group's jobs: the isolated wait we are created
+    // under, if any (so that its waiter may run them), else the group itself.
+    detail::PoolWorker* w = on_own_worker();
+    tag_ = w != nullptr && w->isolation() != nullptr ? w->isolation() : this;
+  }
+  static detail::PoolShared* current_or_default_shared() {
+    if (detail::PoolWorker* w = detail::PoolWorker::current()) return &w->shared();
+    return &default_pool().shared();
+  }
+
+  detail::PoolWorker* on_own_worker() const noexcept {
+    detail::PoolWorker* w = detail::PoolWorker::current();
+    return w != nullptr && &w->shared() == shared_ ? w : nullptr;
+  }
+
+  bool all_done() const noexcept {
+    // [TG-count] acquire: pairs with the last task's release in finish_one(), so
+    // the waiter sees everything the tasks wrote.
+    return (word_.load(std::memory_order::acquire) >> 16) == 0;
+  }
+
+  // Sets the waiter field; false if nothing is pending (no need to sleep).
+  bool announce_waiter(std::uint64_t who) noexcept {
+    std::uint64_t cur = word_.load(std::memory_order::relaxed);
+    do {
+      if ((cur >> 16) == 0) return false;
+      // acq_rel: ordered with the tasks' fetch_sub on this word (see finish_one).
+    } while (!word_.compare_exchange_weak(cur, (cur & ~kWaiterMask) | who, std::memory_order::acq_rel,
+                                          std::memory_order::relaxed));
+    return true;
+  }
+  void clear_waiter() noexcept { word_.fetch_and(~kWaiterMask, std::memory_order::acq_rel); }
+
+  // The last touch of the group by a finishing task: after the fetch_sub the
+  // waiter may return and destroy the group, so everything needed afterwards is
+  // read first, and the wake-up goes to memory that outlives the group: the
+  // waiting worker's Parker (in its pool) or the process-wide ExternalWaiters.
+  void finish_one() noexcept {
+    detail::PoolShared* shared = shared_;
+    // [TG-count] acq_rel: release publishes the task's effects to the waiter;
+    // the RMW order on word_ tells the last task which waiter to wake.
+    const std::uint64_t old = word_.fetch_sub(kOne, std::memory_order::acq_rel);
+    if ((old >> 16) != 1) return;
+    const std::uint64_t waiter = old & kWaiterMask;
+    if (waiter == 0) return;
+    if (waiter == kExternal) {
+      auto& ext = detail::ExternalWaiters::instance();
+      std::lock_guard<std::mutex> lock(ext.mu);
+      ext.cv.notify_all();
+    } else {
+      shared->sleep.parker(static_cast<std::size_t>(waiter - 1)).unpark();
+    }
+  }
+
+  void record(std::exception_ptr e) noexcept {
+    {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (!error_) error_ = std::move(e);
+    }
+    cancel();
+  }
+
+  // The latch interface ExecutorWorker::wait_until expects.
+  struct Waiting {
+    TaskGroup& g;
+    std::size_t worker;
+    bool probe() const noexcept { return g.all_done(); }
+    bool prepare_sleep() noexcept { return g.announce_waiter(worker + 1); }
+    void end_sleep() noexcept { g.clear_waiter(); }
+  };
+
+  TaskGroupStatus wait_impl(bool isolated) {
+    if (detail::PoolWorker* w = on_own_worker()) {
+      Waiting waiting{*this, w->id()};
+      if (isolated) {
+        const void* saved = w->isolation();
+        w->set_isolation(tag_);
+        w->wait_until(waiting);  // isolated: runs only jobs tagged tag_
+        w->set_isolation(saved);
+      } else {
+        w->wait_until(waiting);
+      }
+    } else if (!all_done()) {
+      // A plain thread, or a worker of another pool (it blocks: waiting on
+      // another pool's group does not run this worker's own jobs).
+      auto& ext = detail::ExternalWaiters::instance();
+      std::unique_lock<std::mutex> lock(ext.mu);
+      if (announce_waiter(kExternal)) ext.cv.wait(lock, [&] { return all_done(); });
+    }
+    clear_waiter();
+    std::exception_ptr error;
+    {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      error = std::exchange(error_, nullptr);
+    }
+    const bool was_cancelled = cancelled_.exchange(false, std::memory_order::relaxed);
+    if (error) std::rethrow_exception(error);
+    return was_cancelled ? TaskGroupStatus::cancelled : TaskGroupStatus::complete;
+  }
+
+  detail::PoolShared* shared_;
+  const void* tag_ = nullptr;
+  std::atomic<std::uint64_t> word_{0};  // shared: spawners, tasks, the waiter
+  std::atomic<bool> cancelled_{false};  // shared: a flag, no data hangs on it
+  std::mutex error_mu_;
+  std::exception_ptr error_;  // guarded by error_mu_
+};
+
+namespace detail {
+
+template <class F>
+void GroupJob<F>::execute(Job* job) noexcept {
+  auto* self = static_cast<GroupJob*>(job);
+  TaskGroup* group = self->group_;
+  if (!group->is_cancelled()) {
+    try {
+      self->f_();
+    } catch (...) {
+      group->record(std::current_exception());
+    }
+  }
+  delete self;
+  group->finish_one();  // the last touch of the group
+}
+
+}  // namespace detail
+
+}  // namespace stealpool
