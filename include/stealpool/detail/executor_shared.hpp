@@ -120,6 +120,20 @@ class ExecutorShared {
     initiate_done();
   }
 
+  // Each worker, once its start hook and scratch_init have run (or thrown).
+  void mark_started() noexcept {
+    // release: the error a failed start recorded is visible to wait_started().
+    if (started.fetch_add(1, std::memory_order::acq_rel) + 1 == config.workers) started.notify_all();
+  }
+  // Blocks until every worker has started; returns the first start error, if any.
+  std::exception_ptr wait_started() {
+    for (std::size_t n = started.load(std::memory_order::acquire); n < config.workers;
+         n = started.load(std::memory_order::acquire))
+      started.wait(n, std::memory_order::acquire);
+    std::lock_guard<std::mutex> lock(error_mu);
+    return first_error;
+  }
+
   void record_error(std::exception_ptr e) noexcept {
     std::lock_guard<std::mutex> lock(error_mu);
     if (!first_error) first_error = std::move(e);
@@ -176,6 +190,7 @@ class ExecutorShared {
   std::vector<std::unique_ptr<Deque>> deques;  // deques[i] is owned by worker i
   SleepRegistry<> sleep;
   Padded<std::atomic<bool>> done{};
+  std::atomic<std::size_t> started{0};  // workers past their start-up (mark_started)
   std::mutex error_mu;
   std::exception_ptr first_error;  // guarded by error_mu until the workers are joined
 };

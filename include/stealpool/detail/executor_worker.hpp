@@ -73,6 +73,7 @@ class ExecutorWorker {
       shared.record_error(std::current_exception());
       shared.shutdown();
     }
+    shared.mark_started();
     if (scratch) {
       WorkerCtx<T, S> ctx(id, body->shared, std::move(*scratch));
       ExecutorWorker worker(ctx, body->runner);
@@ -200,23 +201,27 @@ class ExecutorWorker {
     if constexpr (kSplit) {
       if (isolation_ != nullptr) return wait_isolated(latch, isolation_);
     }
+    // Not worker_step(): its first check exits when the executor is done, and a
+    // waiter must keep running the jobs it waits for even then.
     NoopTrace trace;
     TieredIdle idle(shared_.config.spin_iters, shared_.config.park_timeout);
     while (!latch.probe()) {
-      const StepResult r = worker_step(*this, idle, trace);
-      switch (r.kind) {
-        case StepKind::ran_task:
-          break;
-        case StepKind::no_work:
-        case StepKind::exit_done:  // cannot happen while a task runs; just wait
-        case StepKind::exit_panicked:
-          if (r.action.kind == IdleKind::spin) StdSync::spin_pause();
-          else std::this_thread::yield();
-          break;
-        case StepKind::should_park:
-          sleep_on(latch, r.action.timeout, idle);
-          break;
+      if (auto popped = pop_task(*this, trace)) {
+        idle.on_work();
+        WorkerMetrics& m = ctx_.metrics_;
+        ++m.tasks_executed;
+        switch (popped->source) {
+          case PopSource::local: ++m.tasks_from_local; break;
+          case PopSource::injector: ++m.tasks_from_injector; break;
+          case PopSource::steal: ++m.tasks_from_steal; break;
+        }
+        (void)run(std::move(popped->item));
+        continue;
       }
+      const IdleAction a = idle.on_idle();
+      if (a.kind == IdleKind::park) sleep_on(latch, a.timeout, idle, /*isolated=*/false);
+      else if (a.kind == IdleKind::spin) StdSync::spin_pause();
+      else std::this_thread::yield();
     }
   }
 
@@ -243,9 +248,12 @@ class ExecutorWorker {
         (void)run(*item);
         continue;
       }
-      if (item) shared_.injector.push(*item);  // still counted: it just moves
+      if (item) {
+        shared_.injector.push(*item);  // still counted: it just moves
+        (void)shared_.sleep.notify(1);  // someone else may run it now
+      }
       const IdleAction a = idle.on_idle();
-      if (a.kind == IdleKind::park) sleep_on(latch, a.timeout, idle);
+      if (a.kind == IdleKind::park) sleep_on(latch, a.timeout, idle, /*isolated=*/true);
       else std::this_thread::yield();
     }
   }
@@ -259,13 +267,18 @@ class ExecutorWorker {
     if (shared_.sleep.notify(1) != 0) ++ctx_.metrics_.spawn_wakes;
   }
 
+  // An isolated waiter rechecks only its latch: the work it could see elsewhere
+  // is what it must not run, and rechecking it would keep it from ever parking.
+  // Jobs of its own that reach the injector wake a sleeper (the spawner's
+  // notify), and whoever wakes runs them or, if isolated elsewhere, passes them on
+  // with another notify.
   template <class Latch>
-  void sleep_on(Latch& latch, std::chrono::nanoseconds timeout, TieredIdle& idle) noexcept {
+  void sleep_on(Latch& latch, std::chrono::nanoseconds timeout, TieredIdle& idle, bool isolated) noexcept {
     settle();  // [LEDGER-bound]
     if (!latch.prepare_sleep()) return;  // already set
     const std::size_t id = ctx_.id_;
     shared_.sleep.announce(id);  // [SLEEP-dekker]
-    if (shared_.work_visible() || latch.probe()) {
+    if ((!isolated && shared_.work_visible()) || latch.probe()) {
       (void)shared_.sleep.cancel(id);
       latch.end_sleep();
       return;

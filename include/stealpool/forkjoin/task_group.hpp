@@ -90,7 +90,10 @@ class TaskGroup {
   void spawn(F&& f) {
     using Fn = std::decay_t<F>;
     detail::PoolWorker* w = on_own_worker();
-    auto* job = new detail::GroupJob<Fn>(Fn(std::forward<F>(f)), this, tag_);
+    // The tag: the isolated wait the spawner runs under, if any (the job is part
+    // of that region's work), else the group's own.
+    const void* tag = w != nullptr && w->isolation() != nullptr ? w->isolation() : tag_;
+    auto* job = new detail::GroupJob<Fn>(Fn(std::forward<F>(f)), this, tag);
     // relaxed: the job is published by the queue push that follows (a release);
     // the count only has to be up before the job can finish.
     word_.fetch_add(kOne, std::memory_order::relaxed);
@@ -198,11 +201,13 @@ class TaskGroup {
   TaskGroupStatus wait_impl(bool isolated) {
     if (detail::PoolWorker* w = on_own_worker()) {
       Waiting waiting{*this, w->id()};
-      if (isolated) {
-        const void* saved = w->isolation();
+      if (isolated && w->isolation() == nullptr) {
+        // A new isolated region. Nested inside one already, the wait keeps the
+        // outer region (wait_until is isolated there anyway): the jobs it waits
+        // for were tagged with it.
         w->set_isolation(tag_);
         w->wait_until(waiting);  // isolated: runs only jobs tagged tag_
-        w->set_isolation(saved);
+        w->set_isolation(nullptr);
       } else {
         w->wait_until(waiting);
       }

@@ -29,7 +29,9 @@ namespace stealpool {
 class ThreadPool {
  public:
   // available_parallelism() workers (the CPUs this process may use, within its
-  // cgroup CPU quota).
+  // cgroup CPU quota). Every constructor returns once all workers run; an
+  // on_start hook's exception is rethrown (std::system_error if a thread cannot
+  // be started, std::invalid_argument for a bad config).
   ThreadPool() : ThreadPool(PoolOptions{}) {}
   // `workers` >= 1 (std::invalid_argument otherwise).
   explicit ThreadPool(std::size_t workers) : ThreadPool(PoolOptions::with_workers(workers)) {}
@@ -37,7 +39,15 @@ class ThreadPool {
   explicit ThreadPool(PoolOptions options)
       : exec_(options.config, std::move(options.threads), [](detail::Job* job, WorkerCtx<detail::Job*, NoScratch>&) {
           job->execute(job);  // noexcept: every job kind keeps its own exception
-        }) {}
+        }) {
+    // A start hook that throws would stop the engine and strand jobs already
+    // accepted, so no job is accepted before every worker has started: the
+    // constructor waits for them, and rethrows a hook's exception.
+    if (std::exception_ptr e = exec_.shared_state()->wait_started()) {
+      (void)exec_.join(std::nothrow);
+      std::rethrow_exception(e);
+    }
+  }
 
   // Waits for nothing: every run() and join() has returned by the time a
   // caller can destroy the pool, and TaskGroups wait in their destructors. Must

@@ -102,7 +102,7 @@ class SplitDeque {
       // Nothing private before this item. If nothing public is left either (all
       // stolen or taken back), publish it. top_seen_ is a lower bound of top, so
       // only re-read top when the bound does not already settle it.
-      if (top_seen_ < split_) top_seen_ = thief_.top.load(std::memory_order::relaxed);  // a hint only
+      if (top_seen_ < split_) top_seen_ = thief_.top.load(std::memory_order::acquire);  // [SD-reuse]
       if (top_seen_ >= split_) return publish_to(h + 1);
     }
     if (requested()) return publish_half();
@@ -194,7 +194,9 @@ class SplitDeque {
     // A stale top only makes the public part look non-empty, never empty by
     // mistake (top only grows; only the owner publishes).
     if (s0 <= top_seen_) return std::nullopt;
-    const Index t0 = thief_.top.load(std::memory_order::relaxed);
+    // [SD-reuse] acquire, here and below: top_seen_ later decides which slots
+    // push() may overwrite without reloading top.
+    const Index t0 = thief_.top.load(std::memory_order::acquire);
     if (s0 <= t0) {
       top_seen_ = t0;
       return std::nullopt;
@@ -205,7 +207,7 @@ class SplitDeque {
     // top. Pairs with [SD-steal-fence]: of a racing pop and steal, at least one
     // sees the other's index update, so both cannot take item b.
     Sync::fence(std::memory_order::seq_cst);
-    Index t = thief_.top.load(std::memory_order::relaxed);
+    Index t = thief_.top.load(std::memory_order::acquire);
 
     if (t > b) {  // thieves took everything first: restore the split
       split_pub_.value.store(b + 1, std::memory_order::relaxed);  // nothing new to publish
