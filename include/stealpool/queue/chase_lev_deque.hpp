@@ -96,7 +96,9 @@ class ChaseLevDeque {
 
     const Index b = b0 - 1;
     Buffer* buf = buffer_.load(std::memory_order::relaxed);
-    bottom_.value.store(b, std::memory_order::relaxed);  // reserve slot b...
+    // release: a thief that reads this value must still synchronise with the
+    // push before it (C++20 ended release sequences at relaxed stores).
+    bottom_.value.store(b, std::memory_order::release);  // reserve slot b...
     // [CL-pop-fence] seq_cst: ...and make the reservation visible before reading
     // top. Pairs with [CL-steal-fence]: of a racing pop and steal, at least one
     // sees the other's index update, so both cannot take the same item.

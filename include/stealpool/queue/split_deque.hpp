@@ -202,7 +202,9 @@ class SplitDeque {
       return std::nullopt;
     }
     const Index b = s0 - 1;
-    split_pub_.value.store(b, std::memory_order::relaxed);  // reserve slot b...
+    // release: a thief that reads this value must still synchronise with the
+    // publish before it (C++20 ended release sequences at relaxed stores).
+    split_pub_.value.store(b, std::memory_order::release);  // reserve slot b...
     // [SD-pop-fence] seq_cst: ...and make the reservation visible before reading
     // top. Pairs with [SD-steal-fence]: of a racing pop and steal, at least one
     // sees the other's index update, so both cannot take item b.
@@ -210,7 +212,7 @@ class SplitDeque {
     Index t = thief_.top.load(std::memory_order::acquire);
 
     if (t > b) {  // thieves took everything first: restore the split
-      split_pub_.value.store(b + 1, std::memory_order::relaxed);  // nothing new to publish
+      split_pub_.value.store(b + 1, std::memory_order::release);  // [SD-publish] as above
       top_seen_ = t;
       return std::nullopt;
     }
@@ -223,9 +225,10 @@ class SplitDeque {
     }
     // t == b: the last public item. Race the thieves for it on top.
     // [SD-claim] seq_cst CAS: totally ordered with the thieves' CAS on top.
+    // acquire on failure too: top_seen_ below feeds [SD-reuse].
     const bool won = thief_.top.compare_exchange_strong(t, t + 1, std::memory_order::seq_cst,
-                                                        std::memory_order::relaxed);
-    split_pub_.value.store(b + 1, std::memory_order::relaxed);  // empty: top == split == b + 1
+                                                        std::memory_order::acquire);
+    split_pub_.value.store(b + 1, std::memory_order::release);  // [SD-publish]; empty: top == split == b + 1
     split_ = b + 1;
     head_ = b + 1;
     top_seen_ = b + 1;
