@@ -2,6 +2,7 @@
 #pragma once
 
 #include "stealpool/affinity.hpp"
+#include "stealpool/algorithms.hpp"
 #include "stealpool/executor.hpp"
 #include "stealpool/executor_config.hpp"
 #include "stealpool/executor_handle.hpp"
