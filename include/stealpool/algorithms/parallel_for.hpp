@@ -11,8 +11,9 @@
 // ranges included; [first, last) with first > last throws std::invalid_argument
 // naming both; an empty range calls nothing.
 //
-// grain: the most indices a worker takes at once (0: automatic, about
-// n / (workers * 128), at least 1). Exceptions: the first exception a body throws
+// grain: the most indices a body call (range form) or a hand-out covers at
+// once (0: automatic, about n / (workers * 128), at least 1); the static
+// partitioner's parts are runs of grain-sized chunks. Exceptions: the first exception a body throws
 // stops the handing-out of new indices; it reaches the caller after every running
 // body has returned (later ones are discarded). Loops nest, in bodies and in
 // join() branches. Partitioners: partitioners.hpp.
@@ -162,14 +163,21 @@ void adaptive_split(Chunk& chunk, std::uint64_t lo, std::uint64_t hi, std::uint6
                         });
 }
 
+// One part per worker, sizes differing by at most one (q = n / parts, the first
+// r = n % parts parts get one more: no n * i product, which would overflow for
+// ranges near 2^64). Each part runs in grain-sized chunks, so a body's exception
+// stops the others at their next chunk.
 template <class Chunk>
-void static_split(Chunk& chunk, std::uint64_t n, std::size_t workers, LoopControl& ctl) {
-  const std::size_t parts = static_cast<std::size_t>(std::min<std::uint64_t>(workers, n));
+void static_split(Chunk& chunk, std::uint64_t n, std::uint64_t grain, std::size_t workers, LoopControl& ctl) {
+  const std::uint64_t parts = std::min<std::uint64_t>(workers, n);
+  const std::uint64_t q = n / parts, r = n % parts;
   auto part = [&](std::size_t i) {
-    const std::uint64_t lo = n * i / parts, hi = n * (i + 1) / parts;
-    run_chunk(chunk, lo, hi, ctl);
+    const std::uint64_t lo = i * q + std::min<std::uint64_t>(i, r);
+    const std::uint64_t hi = lo + q + (i < r ? 1 : 0);
+    for (std::uint64_t b = lo; b < hi && !ctl.stopped(); b += std::min(grain, hi - b))
+      run_chunk(chunk, b, b + std::min(grain, hi - b), ctl);
   };
-  fork_parts(part, 0, parts);
+  fork_parts(part, 0, static_cast<std::size_t>(parts));
 }
 
 // Runs chunk over offsets [0, n) on the calling worker's pool with partitioner P.
@@ -183,16 +191,17 @@ void run_loop(std::uint64_t n, std::uint64_t grain, Chunk& chunk) {
     // Offsets are 32-bit inside a round: longer loops run in rounds.
     constexpr std::uint64_t kRound = std::uint64_t{1} << 31;
     const auto g = static_cast<std::uint32_t>(std::min<std::uint64_t>(grain, kRound));
-    for (std::uint64_t base = 0; base < n && !ctl.stopped(); base += kRound) {
+    for (std::uint64_t base = 0;; base += kRound) {  // no base < n test: base + kRound may wrap
       const auto len = static_cast<std::uint32_t>(std::min(kRound, n - base));
       auto shifted = [&](std::uint64_t b, std::uint64_t e) { chunk(base + b, base + e); };
       stealing_round(shifted, len, g, workers, ctl);
+      if (n - base <= kRound || ctl.stopped()) break;
     }
   } else if constexpr (std::is_same_v<P, adaptive_partitioner>) {
     adaptive_split(chunk, 0, n, grain, workers, workers, ctl);
   } else {
     static_assert(std::is_same_v<P, static_partitioner>, "unknown partitioner");
-    static_split(chunk, n, workers, ctl);
+    static_split(chunk, n, grain, workers, ctl);
   }
   ctl.rethrow_if_failed();
 }
@@ -234,6 +243,10 @@ void for_range(ThreadPool* pool, I first, I last, std::uint64_t grain, RangeBody
   });
 }
 
+// Any integer type but bool (which has no ++ and no meaningful range).
+template <class I>
+concept Index = std::integral<I> && !std::same_as<std::remove_cv_t<I>, bool>;
+
 template <class T>
 concept Partitioner = std::is_same_v<T, stealing_partitioner> || std::is_same_v<T, adaptive_partitioner> ||
                       std::is_same_v<T, static_partitioner>;
@@ -242,22 +255,22 @@ concept Partitioner = std::is_same_v<T, stealing_partitioner> || std::is_same_v<
 
 // --- parallel_for_range: body(begin, end) ---------------------------------------------
 
-template <std::integral I, class Body, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
 void parallel_for_range(ThreadPool& pool, I first, I last, I grain, Body&& body, P p = {}) {
   detail::for_range(&pool, first, last, static_cast<std::uint64_t>(grain < 1 ? 0 : grain), body, p,
                     "stealpool::parallel_for_range");
 }
-template <std::integral I, class Body, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
   requires std::invocable<Body&, I, I>
 void parallel_for_range(ThreadPool& pool, I first, I last, Body&& body, P p = {}) {
   detail::for_range(&pool, first, last, 0, body, p, "stealpool::parallel_for_range");
 }
-template <std::integral I, class Body, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
 void parallel_for_range(I first, I last, I grain, Body&& body, P p = {}) {
   detail::for_range(nullptr, first, last, static_cast<std::uint64_t>(grain < 1 ? 0 : grain), body, p,
                     "stealpool::parallel_for_range");
 }
-template <std::integral I, class Body, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
   requires std::invocable<Body&, I, I>
 void parallel_for_range(I first, I last, Body&& body, P p = {}) {
   detail::for_range(nullptr, first, last, 0, body, p, "stealpool::parallel_for_range");
@@ -265,7 +278,7 @@ void parallel_for_range(I first, I last, Body&& body, P p = {}) {
 
 // --- parallel_for: body(i) ------------------------------------------------------------
 
-template <std::integral I, class Body, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
 void parallel_for(ThreadPool& pool, I first, I last, I grain, Body&& body, P p = {}) {
   auto range = [&](I b, I e) {
     for (I i = b; i != e; ++i) body(i);
@@ -273,12 +286,12 @@ void parallel_for(ThreadPool& pool, I first, I last, I grain, Body&& body, P p =
   detail::for_range(&pool, first, last, static_cast<std::uint64_t>(grain < 1 ? 0 : grain), range, p,
                     "stealpool::parallel_for");
 }
-template <std::integral I, class Body, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
   requires std::invocable<Body&, I>
 void parallel_for(ThreadPool& pool, I first, I last, Body&& body, P p = {}) {
   parallel_for(pool, first, last, I{0}, body, p);
 }
-template <std::integral I, class Body, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
 void parallel_for(I first, I last, I grain, Body&& body, P p = {}) {
   auto range = [&](I b, I e) {
     for (I i = b; i != e; ++i) body(i);
@@ -286,7 +299,7 @@ void parallel_for(I first, I last, I grain, Body&& body, P p = {}) {
   detail::for_range(nullptr, first, last, static_cast<std::uint64_t>(grain < 1 ? 0 : grain), range, p,
                     "stealpool::parallel_for");
 }
-template <std::integral I, class Body, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
   requires std::invocable<Body&, I>
 void parallel_for(I first, I last, Body&& body, P p = {}) {
   parallel_for(first, last, I{0}, body, p);
@@ -299,7 +312,7 @@ namespace detail {
 // Blocks of a reduction: a count that depends on n and the grain only.
 inline std::uint64_t reduce_block(std::uint64_t n, std::uint64_t grain) {
   constexpr std::uint64_t kMaxBlocks = 4096;
-  const std::uint64_t by_count = (n + kMaxBlocks - 1) / kMaxBlocks;
+  const std::uint64_t by_count = n / kMaxBlocks + (n % kMaxBlocks != 0 ? 1 : 0);  // ceil, without n + 4095
   return std::max<std::uint64_t>({grain, by_count, 1});
 }
 
@@ -308,7 +321,7 @@ T reduce(ThreadPool* pool, I first, I last, std::uint64_t grain, T identity, Map
   const std::uint64_t n = checked_count(first, last, "stealpool::parallel_reduce");
   if (n == 0) return identity;
   const std::uint64_t block = reduce_block(n, grain);
-  const std::uint64_t blocks = (n + block - 1) / block;
+  const std::uint64_t blocks = n / block + (n % block != 0 ? 1 : 0);
   std::vector<std::optional<T>> partial(static_cast<std::size_t>(blocks));
   on_pool(pool, [&] {
     auto chunk = [&](std::uint64_t bb, std::uint64_t be) {
@@ -329,11 +342,11 @@ T reduce(ThreadPool* pool, I first, I last, std::uint64_t grain, T identity, Map
 }  // namespace detail
 
 // map(i) -> T, combine(T, T) -> T associative; identity its neutral element.
-template <std::integral I, class T, class Map, class Reduce, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class T, class Map, class Reduce, detail::Partitioner P = default_partitioner>
 T parallel_reduce(ThreadPool& pool, I first, I last, T identity, Map&& map, Reduce&& combine, P p = {}) {
   return detail::reduce(&pool, first, last, 0, std::move(identity), map, combine, p);
 }
-template <std::integral I, class T, class Map, class Reduce, detail::Partitioner P = default_partitioner>
+template <detail::Index I, class T, class Map, class Reduce, detail::Partitioner P = default_partitioner>
 T parallel_reduce(I first, I last, T identity, Map&& map, Reduce&& combine, P p = {}) {
   return detail::reduce(nullptr, first, last, 0, std::move(identity), map, combine, p);
 }
@@ -341,6 +354,8 @@ T parallel_reduce(I first, I last, T identity, Map&& map, Reduce&& combine, P p 
 // --- parallel_invoke ------------------------------------------------------------------
 
 // Runs every function, possibly in parallel; returns when all have returned.
+// Two or more go through join() (so outside a pool, on default_pool()); a single
+// function is simply called.
 // Exceptions as join(): all complete, then the first (leftmost) one is rethrown.
 template <class F>
 void parallel_invoke(F&& f) {
