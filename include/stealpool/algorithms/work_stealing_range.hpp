@@ -41,14 +41,18 @@ class WorkStealingRange {
   WorkStealingRange() noexcept = default;
   WorkStealingRange(std::uint32_t lo, std::uint32_t hi) noexcept : word_(pack(lo, hi)) {}
 
-  // Owner: up to n (>= 1) indices from the low end; nothing once empty.
-  std::optional<IndexSpan> take(std::uint32_t n) noexcept {
+  // Owner: up to n (>= 1) indices from the low end; nothing once empty. With
+  // at_most_quarter, also at most a quarter of what is left (at least one): the
+  // chunks shrink as the range runs out (guided self-scheduling).
+  std::optional<IndexSpan> take(std::uint32_t n, bool at_most_quarter = false) noexcept {
     // relaxed: only a guess for the CAS, which re-reads on failure.
     std::uint64_t cur = word_.load(std::memory_order::relaxed);
     for (;;) {
       const std::uint32_t lo = low(cur), hi = high(cur);
       if (lo >= hi) return std::nullopt;
-      const std::uint32_t end = hi - lo > n ? lo + n : hi;
+      std::uint32_t want = n;
+      if (at_most_quarter && (hi - lo) / 4 < want) want = (hi - lo) / 4 == 0 ? 1 : (hi - lo) / 4;
+      const std::uint32_t end = hi - lo > want ? lo + want : hi;
       // [WSR-word] acq_rel: every take and steal is one RMW on this word, so
       // they are totally ordered and no index is handed out twice; the
       // orderings carry nothing else (the indices are the only data).

@@ -34,6 +34,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -143,18 +144,27 @@ class ThreadLatch {
  public:
   void set() noexcept {
     std::lock_guard<std::mutex> lock(mu_);
-    done_ = true;
+    // release: pairs with the waiter's acquire polls; the outcome written before
+    // set() is visible to a waiter that sees `done`.
+    done_.store(true, std::memory_order::release);
     cv_.notify_one();
   }
+  // Polls for a while (yielding the CPU) before blocking: a job that takes a few
+  // microseconds, such as a small parallel loop called from outside the pool,
+  // then costs no futex round trip on the way back. Whatever the poll sees, the
+  // waiter still takes the mutex once before it returns, so it cannot destroy
+  // the latch while set() is between its store and its unlock.
   void wait() noexcept {
+    for (int i = 0; i < kPolls && !done_.load(std::memory_order::acquire); ++i) std::this_thread::yield();
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return done_; });
+    cv_.wait(lock, [&] { return done_.load(std::memory_order::relaxed); });  // under mu_
   }
 
  private:
+  static constexpr int kPolls = 64;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool done_ = false;
+  std::atomic<bool> done_{false};  // written under mu_, polled without it
 };
 
 }  // namespace detail
