@@ -4,11 +4,13 @@
 # comparisons, each in one run on this machine:
 #   - fork-join (fib, nqueens, UTS T3): stealpool against oneTBB task_group,
 #     OpenMP tasks and the serial code, 1 and 2 workers (stealpool_forkjoin);
+#   - parallel loops (uniform, triangle, heavy-tailed, tiny): stealpool's three
+#     partitioners against oneTBB parallel_for and OpenMP schedules (stealpool_loops);
 #   - external-producer throughput: stealpool against a mutex+condvar pool and
 #     oneTBB (stealpool_throughput);
 #   - the CPU an idle pool burns (stealpool_idle_cpu).
 #
-# Usage: ./scripts/bench.sh [--micro] [--only forkjoin|throughput|idle] [-- ARGS...]
+# Usage: ./scripts/bench.sh [--micro] [--only forkjoin|loops|throughput|idle] [-- ARGS...]
 #   --micro      also run the Google Benchmark micro-benchmarks (queues, spawn cost)
 #   --only X     run one of the three comparisons
 #   ARGS         passed to that one (see each tool's --help)
@@ -51,6 +53,7 @@ run() {  # run NAME TOOL: runs TOOL if no --only was given or it names NAME
   fi
 }
 run forkjoin "$BUILD/bench/forkjoin/stealpool_forkjoin"
+run loops "$BUILD/bench/loops/stealpool_loops"
 run throughput "$BUILD/bench/throughput/stealpool_throughput"
 run idle "$BUILD/bench/idle/stealpool_idle_cpu"
 if ((micro)); then
