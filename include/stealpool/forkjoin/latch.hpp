@@ -60,7 +60,7 @@ class Outcome {
 
  public:
   template <class F>
-  void capture(F& f) noexcept {
+  [[gnu::always_inline]] void capture(F& f) noexcept {
     try {
       if constexpr (std::is_void_v<std::invoke_result_t<F&>>) {
         std::invoke(f);
