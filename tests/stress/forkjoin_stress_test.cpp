@@ -20,12 +20,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// "W<n>": a test-name suffix (built with +=: g++ 12's -Wrestrict misfires on "W" + string).
-std::string worker_count_name(std::size_t n) {
-  std::string name = "W";
-  name += std::to_string(n);
-  return name;
-}
+using sptest::worker_count_name;
+
 
 class ForkJoinFibRepeated : public ::testing::TestWithParam<std::size_t> {};
 

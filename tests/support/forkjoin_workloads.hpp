@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <atomic>
 #include <cstdint>
 #include <thread>
@@ -17,6 +18,20 @@
 #include "stealpool/forkjoin.hpp"
 
 namespace sptest {
+
+// A pool of `workers` threads, never pinned (the machine is shared).
+inline stealpool::PoolOptions unpinned(std::size_t workers) {
+  stealpool::PoolOptions o = stealpool::PoolOptions::with_workers(workers);
+  o.config.pin_threads = false;
+  return o;
+}
+
+// "W<n>": a test-name suffix (built with +=: g++ 12's -Wrestrict misfires on "W" + string).
+inline std::string worker_count_name(std::size_t n) {
+  std::string name = "W";
+  name += std::to_string(n);
+  return name;
+}
 
 inline long fib_serial(int n) {
   long a = 0, b = 1;

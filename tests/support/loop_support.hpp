@@ -5,6 +5,9 @@
 //   ChunkLog              the [b, e) chunks a parallel_for_range body received
 //   offset_of(first, i)   i - first as an unsigned 64-bit offset (any integer type)
 #pragma once
+#include <initializer_list>
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
@@ -150,5 +153,26 @@ class ChunkLog {
   std::mutex mu_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> chunks_;
 };
+
+// A parameterised loop test's parameter: a worker count and a partitioner.
+struct LoopParam {
+  std::size_t workers;
+  Part part;
+};
+
+inline std::string loop_param_name(const ::testing::TestParamInfo<LoopParam>& info) {
+  std::string name = part_name(info.param.part);
+  name += "W";
+  name += std::to_string(info.param.workers);
+  return name;
+}
+
+// Every partitioner with each of `workers`.
+inline std::vector<LoopParam> loop_params(std::initializer_list<std::size_t> workers) {
+  std::vector<LoopParam> v;
+  for (std::size_t w : workers)
+    for (Part p : kAllParts) v.push_back({w, p});
+  return v;
+}
 
 }  // namespace sptest

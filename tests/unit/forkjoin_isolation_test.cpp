@@ -17,11 +17,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-sp::PoolOptions unpinned(std::size_t workers) {
-  sp::PoolOptions o = sp::PoolOptions::with_workers(workers);
-  o.config.pin_threads = false;
-  return o;
-}
+using sptest::unpinned;
+using sptest::worker_count_name;
+
 
 // Set while the calling thread is inside an isolated wait of a test group.
 thread_local int tl_isolated_depth = 0;

@@ -25,19 +25,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// "W<n>": a test-name suffix (built with +=: g++ 12's -Wrestrict misfires on "W" + string).
-std::string worker_count_name(std::size_t n) {
-  std::string name = "W";
-  name += std::to_string(n);
-  return name;
-}
+using sptest::unpinned;
+using sptest::worker_count_name;
 
-// A pool of `workers` threads, never pinned (the machine is shared).
-sp::PoolOptions unpinned(std::size_t workers) {
-  sp::PoolOptions o = sp::PoolOptions::with_workers(workers);
-  o.config.pin_threads = false;
-  return o;
-}
+
 
 TEST(ForkJoinJoin, FibWithAJoinAtEveryCallGivesTheRightValues) {
   sptest::Watchdog dog("ForkJoinJoin.Fib");

@@ -25,24 +25,10 @@ using sptest::Part;
 
 namespace {
 
-struct LoopParam {
-  std::size_t workers;
-  Part part;
-};
+using sptest::LoopParam;
+using sptest::loop_param_name;
 
-std::string loop_param_name(const ::testing::TestParamInfo<LoopParam>& info) {
-  std::string name = sptest::part_name(info.param.part);
-  name += "W";
-  name += std::to_string(info.param.workers);
-  return name;
-}
-
-std::vector<LoopParam> params(std::initializer_list<std::size_t> workers) {
-  std::vector<LoopParam> v;
-  for (std::size_t w : workers)
-    for (Part p : sptest::kAllParts) v.push_back({w, p});
-  return v;
-}
+std::vector<LoopParam> params(std::initializer_list<std::size_t> workers) { return sptest::loop_params(workers); }
 
 // --- edge cases ----------------------------------------------------------------
 

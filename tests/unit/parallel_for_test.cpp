@@ -29,24 +29,10 @@ using sptest::Part;
 
 namespace {
 
-struct LoopParam {
-  std::size_t workers;
-  Part part;
-};
+using sptest::LoopParam;
+using sptest::loop_param_name;
 
-std::string loop_param_name(const ::testing::TestParamInfo<LoopParam>& info) {
-  std::string name = sptest::part_name(info.param.part);
-  name += "W";
-  name += std::to_string(info.param.workers);
-  return name;
-}
-
-std::vector<LoopParam> every_worker_count_and_partitioner() {
-  std::vector<LoopParam> v;
-  for (std::size_t w : {1, 2, 8, 32})
-    for (Part p : sptest::kAllParts) v.push_back({w, p});
-  return v;
-}
+std::vector<LoopParam> every_worker_count_and_partitioner() { return sptest::loop_params({1, 2, 8, 32}); }
 
 // Sizes for one grain: the small ones, around the grain, and primes.
 std::vector<int> sizes_for(int grain) {
