@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/bench_cli.hpp"
 #include "workloads.hpp"
 
 namespace stealbench {
@@ -86,21 +87,12 @@ class SerialRuntime final : public Runtime {
   std::uint64_t uts(const UtsTree& tree) override { return uts_count_serial(tree, uts_root(tree)); }
 };
 
-struct Row {
+struct Row : Samples {
   const Workload* workload;
   std::string runtime;  // serial, stealpool, tbb, omp
   std::size_t workers;  // 0 for serial
   Runtime* rt;
-  std::vector<double> ms;
   bool skipped = false;
-
-  double median() const {
-    auto v = ms;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  }
-  double min() const { return *std::min_element(ms.begin(), ms.end()); }
-  double max() const { return *std::max_element(ms.begin(), ms.end()); }
 };
 
 std::string row_key(const Workload& w, const std::string& runtime, std::size_t workers) {
@@ -115,16 +107,6 @@ std::string row_key(const Workload& w, const std::string& runtime, std::size_t w
   std::exit(2);
 }
 
-long long positive(const char* flag, const char* text) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v <= 0) {
-    std::fprintf(stderr, "%s: bad value '%s' (want a positive integer)\n", flag, text);
-    std::exit(2);
-  }
-  return v;
-}
-
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -136,15 +118,9 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (!std::strcmp(argv[i], "--workers")) {
-      o.workers.clear();
-      std::string list = value("--workers");
-      for (std::size_t pos = 0; pos <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', pos), list.size());
-        o.workers.push_back(static_cast<std::size_t>(positive("--workers", list.substr(pos, comma - pos).c_str())));
-        pos = comma + 1;
-      }
+      o.workers = worker_list("--workers", value("--workers"));
     } else if (!std::strcmp(argv[i], "--reps")) {
-      o.reps = static_cast<int>(positive("--reps", value("--reps")));
+      o.reps = static_cast<int>(positive_arg("--reps", value("--reps")));
       o.reps_given = true;
     } else if (!std::strcmp(argv[i], "--only")) {
       o.only = value("--only");
@@ -302,9 +278,9 @@ int main(int argc, char** argv) {
     std::vector<Row> parallel;
     for (std::size_t workers : o.workers)
       for (const std::string& name : runtimes)
-        if (wanted(row_key(w, name, workers))) parallel.push_back({&w, name, workers, runtime(name, workers), {}});
+        if (wanted(row_key(w, name, workers))) parallel.push_back({{}, &w, name, workers, runtime(name, workers)});
     if (parallel.empty() && !wanted(row_key(w, "serial", 0))) continue;
-    rows.push_back({&w, "serial", 0, &serial, {}});
+    rows.push_back({{}, &w, "serial", 0, &serial});
     for (auto& r : parallel) rows.push_back(std::move(r));
   }
 

@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/bench_cli.hpp"
 #include "loops.hpp"
 
 namespace stealbench {
@@ -177,22 +178,13 @@ void reference(std::vector<std::unique_ptr<Workload>>& ws, SerialRuntime& serial
 }
 
 // --- rows -------------------------------------------------------------------------------
-struct Row {
+struct Row : Samples {
   Workload* workload;
   std::string runtime;   // serial, stealpool, tbb, omp
   std::string schedule;  // stealing, auto, guided, ...
   std::size_t index;     // the schedule's index in the runtime
   std::size_t workers;   // 0 for serial
   Runtime* rt;
-  std::vector<double> ms;
-
-  double median() const {
-    auto v = ms;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  }
-  double min() const { return *std::min_element(ms.begin(), ms.end()); }
-  double max() const { return *std::max_element(ms.begin(), ms.end()); }
   bool peer() const { return runtime == "tbb" || runtime == "omp"; }
   std::string label() const { return runtime == "serial" ? runtime : runtime + " " + schedule; }
 };
@@ -208,16 +200,6 @@ std::string row_key(const Workload& w, const std::string& runtime, const std::st
   std::exit(2);
 }
 
-long long positive(const char* flag, const char* text) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v <= 0 || v > 1'000'000) {
-    std::fprintf(stderr, "%s: bad value '%s' (want a positive integer)\n", flag, text);
-    std::exit(2);
-  }
-  return v;
-}
-
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -229,15 +211,9 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (!std::strcmp(argv[i], "--workers")) {
-      o.workers.clear();
-      std::string list = value("--workers");
-      for (std::size_t pos = 0; pos <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', pos), list.size());
-        o.workers.push_back(static_cast<std::size_t>(positive("--workers", list.substr(pos, comma - pos).c_str())));
-        pos = comma + 1;
-      }
+      o.workers = worker_list("--workers", value("--workers"));
     } else if (!std::strcmp(argv[i], "--reps")) {
-      o.reps = static_cast<int>(positive("--reps", value("--reps")));
+      o.reps = static_cast<int>(positive_arg("--reps", value("--reps")));
       o.reps_given = true;
     } else if (!std::strcmp(argv[i], "--only")) {
       o.only = value("--only");
@@ -377,10 +353,10 @@ int main(int argc, char** argv) {
         const std::vector<std::string> schedules = rt->schedules();
         for (std::size_t i = 0; i < schedules.size(); ++i)
           if (wanted(row_key(w, name, schedules[i], workers)))
-            parallel.push_back({&w, name, schedules[i], i, workers, rt, {}});
+            parallel.push_back({{}, &w, name, schedules[i], i, workers, rt});
       }
     if (parallel.empty() && !wanted(row_key(w, "serial", "", 0))) continue;
-    rows.push_back({&w, "serial", "", 0, 0, &serial, {}});
+    rows.push_back({{}, &w, "serial", "", 0, 0, &serial});
     for (auto& r : parallel) rows.push_back(std::move(r));
   }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/bench_cli.hpp"
 #include "mutex_pool.hpp"
 #include "stealpool/stealpool.hpp"
 
@@ -58,16 +59,8 @@ std::uint64_t expected_sum(std::uint32_t n) {
   return s;
 }
 
-struct Result {
+struct Result : stealbench::Samples {
   std::string runtime, mode;
-  std::vector<double> ms;
-  double median() const {
-    auto v = ms;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  }
-  double min() const { return *std::min_element(ms.begin(), ms.end()); }
-  double max() const { return *std::max_element(ms.begin(), ms.end()); }
 };
 
 void check(const char* who, const std::vector<Acc>& accs, std::uint32_t n) {
@@ -126,7 +119,7 @@ void produce(const Options& o, bool batched, std::vector<std::uint32_t>& buf, On
 }
 
 Row stealpool_row(const Options& o, bool batched) {
-  return {{"stealpool", batched ? "batch" : "one-at-a-time", {}}, [o, batched](std::vector<Acc>& accs) {
+  return {{{}, "stealpool", batched ? "batch" : "one-at-a-time"}, [o, batched](std::vector<Acc>& accs) {
     stealpool::ExecutorConfig cfg;
     cfg.workers = o.workers;
     stealpool::Executor<std::uint32_t, Acc*> ex(
@@ -143,7 +136,7 @@ Row stealpool_row(const Options& o, bool batched) {
 }
 
 Row mutex_pool_row(const Options& o, bool batched) {
-  return {{"mutex+condvar pool", batched ? "batch" : "one-at-a-time", {}}, [o, batched](std::vector<Acc>& accs) {
+  return {{{}, "mutex+condvar pool", batched ? "batch" : "one-at-a-time"}, [o, batched](std::vector<Acc>& accs) {
     stealbench::MutexPool<std::uint32_t> pool(o.workers, [&](std::uint32_t i, std::size_t id) { tiny_task(i, accs[id]); });
     std::vector<std::uint32_t> buf(o.batch);
     const auto t0 = Clock::now();
@@ -159,7 +152,7 @@ Row mutex_pool_row(const Options& o, bool batched) {
 // oneTBB's fastest idiom for an external producer: the producer enters an arena
 // and runs tasks into a task_group, then waits (helping) for them.
 Row tbb_row(const Options& o) {
-  return {{"oneTBB task_group", "one-at-a-time", {}}, [o](std::vector<Acc>& accs) {
+  return {{{}, "oneTBB task_group", "one-at-a-time"}, [o](std::vector<Acc>& accs) {
     tbb::task_arena arena(static_cast<int>(o.workers));
     arena.initialize();
     double ms = 0;
