@@ -289,7 +289,7 @@ class Sim {
     return false;
   }
 
-  // One step of worker w: ExecutorWorker::loop and ExecutorWorker::sleep, with the
+  // One step of worker w: ExecutorWorker::loop and ExecutorWorker::sleep_on, with the
   // sleep split in two steps (announce, then re-check and park) so that other
   // steps can come between them, as other threads can.
   void step_worker(SimWorker& w) {

@@ -101,7 +101,7 @@ class ExecutorWorker {
         wake_for_published();
       return item;
     } else {
-      return ctx_.deque_->pop();
+      return deque_->pop();
     }
   }
   Steal<Stored> steal_injector() {
@@ -176,14 +176,12 @@ class ExecutorWorker {
   // for it as a task that ran from the local deque.
   void ran_inline() noexcept {
     ctx_.ledger_.complete();
-    ++ctx_.metrics_.tasks_executed;
-    ++ctx_.metrics_.tasks_from_local;
+    count_task(ctx_.metrics_, PopSource::local);
   }
 
   // Runs a job popped from the own deque that is not the one the caller waits for.
   void run_popped(Stored item) noexcept {
-    ++ctx_.metrics_.tasks_executed;
-    ++ctx_.metrics_.tasks_from_local;
+    count_task(ctx_.metrics_, PopSource::local);
     (void)run(std::move(item));
   }
 
@@ -208,13 +206,7 @@ class ExecutorWorker {
     while (!latch.probe()) {
       if (auto popped = pop_task(*this, trace)) {
         idle.on_work();
-        WorkerMetrics& m = ctx_.metrics_;
-        ++m.tasks_executed;
-        switch (popped->source) {
-          case PopSource::local: ++m.tasks_from_local; break;
-          case PopSource::injector: ++m.tasks_from_injector; break;
-          case PopSource::steal: ++m.tasks_from_steal; break;
-        }
+        count_task(ctx_.metrics_, popped->source);
         (void)run(std::move(popped->item));
         continue;
       }
@@ -243,8 +235,7 @@ class ExecutorWorker {
       }
       if (item && (*item)->isolation == tag) {
         idle.on_work();
-        ++ctx_.metrics_.tasks_executed;
-        ++(from_local ? ctx_.metrics_.tasks_from_local : ctx_.metrics_.tasks_from_injector);
+        count_task(ctx_.metrics_, from_local ? PopSource::local : PopSource::injector);
         (void)run(*item);
         continue;
       }
@@ -261,12 +252,15 @@ class ExecutorWorker {
  private:
   static inline thread_local ExecutorWorker* current_ = nullptr;
 
-  // The waiter's side of the latch and sleep protocols: announce to both, recheck,
-  // park. Woken by the latch's setter or by anyone publishing work.
+  // A push or pop made items public: the producer side of [SLEEP-dekker].
   [[gnu::noinline]] void wake_for_published() noexcept {
     if (shared_.sleep.notify(1) != 0) ++ctx_.metrics_.spawn_wakes;
   }
 
+  // The sleeper's side of sleep/README.md's protocol, for the main loop (latch:
+  // DoneLatch) and for waiters (the latch they wait on): settle, announce to the
+  // registry and the latch, recheck, park. Woken by the latch's setter or by
+  // anyone publishing work.
   // An isolated waiter rechecks only its latch: the work it could see elsewhere
   // is what it must not run, and rechecking it would keep it from ever parking.
   // Jobs of its own that reach the injector wake a sleeper (the spawner's
@@ -274,7 +268,7 @@ class ExecutorWorker {
   // with another notify.
   template <class Latch>
   void sleep_on(Latch& latch, std::chrono::nanoseconds timeout, TieredIdle& idle, bool isolated) noexcept {
-    settle();  // [LEDGER-bound]
+    settle();  // [LEDGER-bound]: never sleep holding units, or join() would wait forever
     if (!latch.prepare_sleep()) return;  // already set
     const std::size_t id = ctx_.id_;
     shared_.sleep.announce(id);  // [SLEEP-dekker]
@@ -306,9 +300,11 @@ class ExecutorWorker {
           if (r.action.kind == IdleKind::spin) StdSync::spin_pause();
           else std::this_thread::yield();
           break;
-        case StepKind::should_park:
-          sleep(r.action.timeout);
+        case StepKind::should_park: {
+          DoneLatch done{shared_};
+          sleep_on(done, r.action.timeout, idle_, /*isolated=*/false);
           break;
+        }
         case StepKind::exit_done:
         case StepKind::exit_panicked:
           settle();  // keep [LEDGER-bound] exact even on the way out
@@ -321,22 +317,14 @@ class ExecutorWorker {
     if (ctx_.ledger_.settle() == Terminal::yes) shared_.initiate_done();
   }
 
-  // The sleeper's side of sleep/README.md's protocol.
-  void sleep(std::chrono::nanoseconds timeout) noexcept {
-    settle();  // [LEDGER-bound]: never sleep holding units, or join() would wait forever
-    if (shared_.is_done()) return;
-    const std::size_t id = ctx_.id_;
-    shared_.sleep.announce(id);  // [SLEEP-dekker]
-    if (shared_.work_visible() || shared_.is_done()) {
-      (void)shared_.sleep.cancel(id);
-      return;
-    }
-    ++ctx_.metrics_.parks;
-    const bool notified = shared_.sleep.parker(id).park(timeout);
-    (void)shared_.sleep.cancel(id);
-    if (notified) ++ctx_.metrics_.unparks;
-    idle_.on_woken(notified);
-  }
+  // The main loop's "latch": the executor's end. A worker does not go to sleep
+  // once done, and its recheck includes done, so it wakes for work or the end.
+  struct DoneLatch {
+    const Shared& shared;
+    bool probe() const noexcept { return shared.is_done(); }
+    bool prepare_sleep() noexcept { return !shared.is_done(); }
+    void end_sleep() noexcept {}
+  };
 
   WorkerCtx<T, S>& ctx_;
   Shared& shared_;

@@ -76,6 +76,16 @@ inline std::size_t pick_victim(XorShift64& rng, std::size_t self, std::size_t wo
   return v;
 }
 
+// Counts a task about to run, by where it came from.
+inline void count_task(WorkerMetrics& m, PopSource source) noexcept {
+  ++m.tasks_executed;
+  switch (source) {
+    case PopSource::local: ++m.tasks_from_local; break;
+    case PopSource::injector: ++m.tasks_from_injector; break;
+    case PopSource::steal: ++m.tasks_from_steal; break;
+  }
+}
+
 template <class Ctx, class Trace>
 auto pop_task(Ctx& ctx, Trace& trace)
     -> std::optional<Popped<typename decltype(ctx.pop_local())::value_type>> {
@@ -119,12 +129,7 @@ StepResult worker_step(Ctx& ctx, Idle& idle, Trace& trace) {
     idle.on_work();
     trace.on_pop(self, popped->source, popped->victim);
     WorkerMetrics& m = ctx.core_metrics();
-    ++m.tasks_executed;
-    switch (popped->source) {
-      case PopSource::local: ++m.tasks_from_local; break;
-      case PopSource::injector: ++m.tasks_from_injector; break;
-      case PopSource::steal: ++m.tasks_from_steal; break;
-    }
+    count_task(m, popped->source);
     const bool ok = ctx.run(std::move(popped->item));
     trace.on_task_end(self, ok);
     if (!ok) {
