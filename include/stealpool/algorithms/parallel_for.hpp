@@ -82,6 +82,13 @@ void run_chunk(Chunk& chunk, std::uint64_t begin, std::uint64_t end, LoopControl
   }
 }
 
+// Runs [lo, hi) here in grain-sized chunks, stopping at the first exception.
+template <class Chunk>
+void run_serial(Chunk& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, LoopControl& ctl) noexcept {
+  for (std::uint64_t b = lo; b < hi && !ctl.stopped(); b += std::min(grain, hi - b))
+    run_chunk(chunk, b, b + std::min(grain, hi - b), ctl);
+}
+
 inline std::uint64_t auto_grain(std::uint64_t n, std::size_t workers) {
   const std::uint64_t g = n / (static_cast<std::uint64_t>(workers) * 128);
   return g == 0 ? 1 : g;
@@ -104,8 +111,7 @@ template <class Chunk>
 void stealing_round(Chunk& chunk, std::uint32_t n, std::uint32_t grain, std::size_t workers, LoopControl& ctl) {
   const std::size_t parts = std::min<std::size_t>(workers, (n + grain - 1) / grain);
   if (parts <= 1) {
-    for (std::uint32_t b = 0; b < n && !ctl.stopped(); b += std::min(grain, n - b))
-      run_chunk(chunk, b, b + std::min(grain, n - b), ctl);
+    run_serial(chunk, 0, n, grain, ctl);
     return;
   }
   std::unique_ptr<Padded<WorkStealingRange>[]> ranges(new Padded<WorkStealingRange>[parts]);
@@ -153,8 +159,7 @@ template <class Chunk>
 void adaptive_split(Chunk& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, std::size_t splits,
                     std::size_t workers, LoopControl& ctl) {
   if (hi - lo <= grain || splits == 0) {
-    for (std::uint64_t b = lo; b < hi && !ctl.stopped(); b += std::min(grain, hi - b))
-      run_chunk(chunk, b, b + std::min(grain, hi - b), ctl);
+    run_serial(chunk, lo, hi, grain, ctl);
     return;
   }
   const std::uint64_t mid = lo + (hi - lo) / 2;
@@ -180,8 +185,7 @@ void static_split(Chunk& chunk, std::uint64_t n, std::uint64_t grain, std::size_
   auto part = [&](std::size_t i) {
     const std::uint64_t lo = i * q + std::min<std::uint64_t>(i, r);
     const std::uint64_t hi = lo + q + (i < r ? 1 : 0);
-    for (std::uint64_t b = lo; b < hi && !ctl.stopped(); b += std::min(grain, hi - b))
-      run_chunk(chunk, b, b + std::min(grain, hi - b), ctl);
+    run_serial(chunk, lo, hi, grain, ctl);
   };
   fork_parts(part, 0, static_cast<std::size_t>(parts));
 }
@@ -263,12 +267,30 @@ concept Partitioner = std::is_same_v<T, stealing_partitioner> || std::is_same_v<
 
 }  // namespace detail
 
+namespace detail {
+
+// A grain of 0 or less means "automatic" (0 for run_loop).
+template <class I>
+std::uint64_t grain_of(I grain) noexcept {
+  return grain < 1 ? 0 : static_cast<std::uint64_t>(grain);
+}
+
+// parallel_for's per-index body over parallel_for_range's chunks.
+template <class I, class Body, class P>
+void for_each_index(ThreadPool* pool, I first, I last, I grain, Body& body, P p) {
+  auto range = [&](I b, I e) {
+    for (I i = b; i != e; ++i) body(i);
+  };
+  for_range(pool, first, last, grain_of(grain), range, p, "stealpool::parallel_for");
+}
+
+}  // namespace detail
+
 // --- parallel_for_range: body(begin, end) ---------------------------------------------
 
 template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
 void parallel_for_range(ThreadPool& pool, I first, I last, I grain, Body&& body, P p = {}) {
-  detail::for_range(&pool, first, last, static_cast<std::uint64_t>(grain < 1 ? 0 : grain), body, p,
-                    "stealpool::parallel_for_range");
+  detail::for_range(&pool, first, last, detail::grain_of(grain), body, p, "stealpool::parallel_for_range");
 }
 template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
   requires std::invocable<Body&, I, I>
@@ -277,8 +299,7 @@ void parallel_for_range(ThreadPool& pool, I first, I last, Body&& body, P p = {}
 }
 template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
 void parallel_for_range(I first, I last, I grain, Body&& body, P p = {}) {
-  detail::for_range(nullptr, first, last, static_cast<std::uint64_t>(grain < 1 ? 0 : grain), body, p,
-                    "stealpool::parallel_for_range");
+  detail::for_range(nullptr, first, last, detail::grain_of(grain), body, p, "stealpool::parallel_for_range");
 }
 template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
   requires std::invocable<Body&, I, I>
@@ -290,29 +311,21 @@ void parallel_for_range(I first, I last, Body&& body, P p = {}) {
 
 template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
 void parallel_for(ThreadPool& pool, I first, I last, I grain, Body&& body, P p = {}) {
-  auto range = [&](I b, I e) {
-    for (I i = b; i != e; ++i) body(i);
-  };
-  detail::for_range(&pool, first, last, static_cast<std::uint64_t>(grain < 1 ? 0 : grain), range, p,
-                    "stealpool::parallel_for");
+  detail::for_each_index(&pool, first, last, grain, body, p);
 }
 template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
   requires std::invocable<Body&, I>
 void parallel_for(ThreadPool& pool, I first, I last, Body&& body, P p = {}) {
-  parallel_for(pool, first, last, I{0}, body, p);
+  detail::for_each_index(&pool, first, last, I{0}, body, p);
 }
 template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
 void parallel_for(I first, I last, I grain, Body&& body, P p = {}) {
-  auto range = [&](I b, I e) {
-    for (I i = b; i != e; ++i) body(i);
-  };
-  detail::for_range(nullptr, first, last, static_cast<std::uint64_t>(grain < 1 ? 0 : grain), range, p,
-                    "stealpool::parallel_for");
+  detail::for_each_index(nullptr, first, last, grain, body, p);
 }
 template <detail::Index I, class Body, detail::Partitioner P = default_partitioner>
   requires std::invocable<Body&, I>
 void parallel_for(I first, I last, Body&& body, P p = {}) {
-  parallel_for(first, last, I{0}, body, p);
+  detail::for_each_index(nullptr, first, last, I{0}, body, p);
 }
 
 // --- parallel_reduce ------------------------------------------------------------------
