@@ -36,28 +36,12 @@ using stealpool::model::SourceLocation;
 
 // --- mutant policies -------------------------------------------------------------
 
-// Relacy runs test thread i as rl::ctx().current_thread() == i; thread 0 is the
-// deque's owner in every test below.
-inline bool on_owner_thread() { return rl::ctx().current_thread() == 0; }
-
 // [CL-pop-fence] weakened: the owner's seq_cst fence (pop() is the owner's only
 // fence) becomes acq_rel, which gives no store->load ordering.
-struct PopFenceWeakSync : RelacySync {
-  static void fence(std::memory_order order,
-                    const SourceLocation& loc = SourceLocation::current()) {
-    if (order == std::memory_order::seq_cst && on_owner_thread()) order = std::memory_order::acq_rel;
-    RelacySync::fence(order, loc);
-  }
-};
+using PopFenceWeakSync = stealpool::model::OwnerFenceWeakSync;
 
 // [CL-steal-fence] weakened: the thieves' seq_cst fence becomes acq_rel.
-struct StealFenceWeakSync : RelacySync {
-  static void fence(std::memory_order order,
-                    const SourceLocation& loc = SourceLocation::current()) {
-    if (order == std::memory_order::seq_cst && !on_owner_thread()) order = std::memory_order::acq_rel;
-    RelacySync::fence(order, loc);
-  }
-};
+using StealFenceWeakSync = stealpool::model::ThiefFenceWeakSync;
 
 using stealpool::model::check_of;
 using stealpool::model::Item;

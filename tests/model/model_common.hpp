@@ -1,5 +1,6 @@
-// tests/model/model_common.hpp: pieces shared by the model checks: the
-// relaxed-release mutant policy and the self-checking item type.
+// tests/model/model_common.hpp: pieces shared by the model checks: the mutant
+// policies (relaxed release stores; the deques' owner or thief fence weakened)
+// and the self-checking item type.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,26 @@ class RelaxedReleaseAtomic : public RelacyAtomic<U> {
 struct RelaxedReleaseSync : RelacySync {
   template <class U>
   using atomic = RelaxedReleaseAtomic<U>;
+};
+
+// The deque models run the deque's owner as Relacy thread 0.
+inline bool on_owner_thread() { return rl::ctx().current_thread() == 0; }
+
+// The owner's seq_cst fences ([CL-pop-fence], [SD-pop-fence]) become acq_rel,
+// which gives no store->load ordering.
+struct OwnerFenceWeakSync : RelacySync {
+  static void fence(std::memory_order order, const SourceLocation& loc = SourceLocation::current()) {
+    if (order == std::memory_order::seq_cst && on_owner_thread()) order = std::memory_order::acq_rel;
+    RelacySync::fence(order, loc);
+  }
+};
+
+// The thieves' seq_cst fences ([CL-steal-fence], [SD-steal-fence]) become acq_rel.
+struct ThiefFenceWeakSync : RelacySync {
+  static void fence(std::memory_order order, const SourceLocation& loc = SourceLocation::current()) {
+    if (order == std::memory_order::seq_cst && !on_owner_thread()) order = std::memory_order::acq_rel;
+    RelacySync::fence(order, loc);
+  }
 };
 
 // An item that carries a check word: an unwritten (all-zero) or torn slot fails

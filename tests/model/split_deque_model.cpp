@@ -96,29 +96,13 @@ using stealpool::model::SourceLocation;
 
 // --- mutant policies -------------------------------------------------------------
 
-// Relacy runs test thread i as rl::ctx().current_thread() == i; thread 0 is the
-// deque's owner in every test below.
-inline bool on_owner_thread() { return rl::ctx().current_thread() == 0; }
-
 // [SD-pop-fence] weakened: pop_public's fence is the owner's only fence (the
 // owner's own steal() calls in the reclaim setup lose theirs too: harmless, no
 // thief runs yet).
-struct PopFenceWeakSync : RelacySync {
-  static void fence(std::memory_order order,
-                    const SourceLocation& loc = SourceLocation::current()) {
-    if (order == std::memory_order::seq_cst && on_owner_thread()) order = std::memory_order::acq_rel;
-    RelacySync::fence(order, loc);
-  }
-};
+using PopFenceWeakSync = stealpool::model::OwnerFenceWeakSync;
 
 // [SD-steal-fence] weakened: the thieves' seq_cst fence becomes acq_rel.
-struct StealFenceWeakSync : RelacySync {
-  static void fence(std::memory_order order,
-                    const SourceLocation& loc = SourceLocation::current()) {
-    if (order == std::memory_order::seq_cst && !on_owner_thread()) order = std::memory_order::acq_rel;
-    RelacySync::fence(order, loc);
-  }
-};
+using StealFenceWeakSync = stealpool::model::ThiefFenceWeakSync;
 
 // [SD-publish] alone relaxed: the release stores of the deque's indices (the only
 // ones are of split) become relaxed. Slot words are std::uint64_t atomics and keep
