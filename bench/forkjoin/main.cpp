@@ -42,25 +42,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Options {
-  std::vector<std::size_t> workers{1, 2};
-  int reps = 5;
-  bool reps_given = false;
-  std::string only;
-  bool quick = false;
+struct Options : CommonOptions {
   bool uts_t1 = false;
   bool stealpool_uts_group = false;
 };
 
 enum class Kind { kFib, kQueens, kUts };
-
-const char* omp_name() {
-#if STEALBENCH_HAVE_OMP
-  return omp_runtime_name();
-#else
-  return "not built";
-#endif
-}
 
 struct Workload {
   std::string name;
@@ -110,33 +97,19 @@ std::string row_key(const Workload& w, const std::string& runtime, std::size_t w
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
-    auto value = [&](const char* flag) -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", flag);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (!std::strcmp(argv[i], "--workers")) {
-      o.workers = worker_list("--workers", value("--workers"));
-    } else if (!std::strcmp(argv[i], "--reps")) {
-      o.reps = static_cast<int>(positive_arg("--reps", value("--reps")));
-      o.reps_given = true;
-    } else if (!std::strcmp(argv[i], "--only")) {
-      o.only = value("--only");
-    } else if (!std::strcmp(argv[i], "--quick")) {
-      o.quick = true;
+    if (parse_common_option(argc, argv, i, o)) {
+      // done
     } else if (!std::strcmp(argv[i], "--uts-t1")) {
       o.uts_t1 = true;
     } else if (!std::strcmp(argv[i], "--stealpool-uts")) {
-      const std::string v = value("--stealpool-uts");
+      const std::string v = option_value(argc, argv, i, "--stealpool-uts");
       if (v != "join" && v != "group") usage(argv[0]);
       o.stealpool_uts_group = v == "group";
     } else {
       usage(argv[0]);
     }
   }
-  if (o.quick && !o.reps_given) o.reps = 1;
+  finish_common_options(o);
   return o;
 }
 
@@ -226,7 +199,7 @@ void print_table(const std::vector<Row>& rows) {
       if ((o.runtime == "tbb" || o.runtime == "omp") && o.workers == r.workers)
         best_peer = best_peer == 0 ? o.median() : std::min(best_peer, o.median());
     }
-    std::string name = r.runtime == "omp" ? std::string("omp (") + omp_name() + ")" : r.runtime;
+    std::string name = r.runtime == "omp" ? std::string("omp (") + omp_runtime_name() + ")" : r.runtime;
     const std::string workers = r.workers == 0 ? "-" : std::to_string(r.workers);
     std::printf("%-10s %7s  %-16s %10.1f %10.1f %10.1f", w.name.c_str(), workers.c_str(), name.c_str(), r.median(),
                 r.min(), r.max());
@@ -288,7 +261,7 @@ int main(int argc, char** argv) {
   for (std::size_t w : o.workers) std::printf(" %zu", w);
   std::printf(", %u hardware threads; peers: oneTBB %s, OpenMP %s; stealpool UTS: %s\n",
               std::thread::hardware_concurrency(), STEALBENCH_HAVE_TBB ? "task_group" : "not built",
-              omp_name(),
+              omp_runtime_name(),
               o.stealpool_uts_group ? "TaskGroup per node" : "recursive join over the children");
   self_test();
   run_interleaved(rows, o);

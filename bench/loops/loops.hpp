@@ -98,7 +98,5 @@ class Runtime {
 std::unique_ptr<Runtime> make_stealpool_runtime(std::size_t workers);
 std::unique_ptr<Runtime> make_tbb_runtime(std::size_t workers);
 std::unique_ptr<Runtime> make_omp_runtime(std::size_t workers);
-// "libgomp" or "libomp": which OpenMP runtime the compiler's -fopenmp linked.
-const char* omp_runtime_name();
 
 }  // namespace stealbench

@@ -47,21 +47,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Options {
-  std::vector<std::size_t> workers{1, 2};
-  int reps = 7;
-  bool reps_given = false;
-  std::string only;
-  bool quick = false;
+struct Options : CommonOptions {
+  Options() { reps = 7; }
 };
-
-const char* omp_name() {
-#if STEALBENCH_HAVE_OMP
-  return omp_runtime_name();
-#else
-  return "not built";
-#endif
-}
 
 // --- the loops --------------------------------------------------------------------------
 // Sizes for the project machine (2 cores, about 1.7 ns per recurrence step): serial
@@ -203,27 +191,9 @@ std::string row_key(const Workload& w, const std::string& runtime, const std::st
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
-    auto value = [&](const char* flag) -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", flag);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (!std::strcmp(argv[i], "--workers")) {
-      o.workers = worker_list("--workers", value("--workers"));
-    } else if (!std::strcmp(argv[i], "--reps")) {
-      o.reps = static_cast<int>(positive_arg("--reps", value("--reps")));
-      o.reps_given = true;
-    } else if (!std::strcmp(argv[i], "--only")) {
-      o.only = value("--only");
-    } else if (!std::strcmp(argv[i], "--quick")) {
-      o.quick = true;
-    } else {
-      usage(argv[0]);
-    }
+    if (!parse_common_option(argc, argv, i, o)) usage(argv[0]);
   }
-  if (o.quick && !o.reps_given) o.reps = 1;
+  finish_common_options(o);
   return o;
 }
 
@@ -280,7 +250,7 @@ void print_table(const std::vector<Row>& rows) {
       "\nspeedup: serial median / row median. vs ideal: row median / (serial median / workers), 100%% = ideal,\n"
       "above = slower. peer/ours: the best peer's median (oneTBB or an OpenMP schedule, same loop and workers) /\n"
       "this stealpool row's median; above 1 means stealpool was faster. omp is %s.\n",
-      omp_name());
+      omp_runtime_name());
 
   // The best stealpool partitioner and the best peer, per loop and worker count.
   std::printf("\nbest per loop and workers:\n");
@@ -363,7 +333,7 @@ int main(int argc, char** argv) {
   std::printf("loops: %d reps, workers", o.reps);
   for (std::size_t w : o.workers) std::printf(" %zu", w);
   std::printf(", %u hardware threads; peers: oneTBB %s, OpenMP %s\n", std::thread::hardware_concurrency(),
-              STEALBENCH_HAVE_TBB ? "parallel_for auto_partitioner" : "not built", omp_name());
+              STEALBENCH_HAVE_TBB ? "parallel_for auto_partitioner" : "not built", omp_runtime_name());
   for (const auto& w : work) {
     if (w->loop.kind == LoopKind::kHeavy)
       std::printf("  %-9s n = %d, %.1f M recurrence steps in all, at most %u per index\n", w->loop.name.c_str(),

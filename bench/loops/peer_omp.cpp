@@ -63,12 +63,4 @@ class OmpRuntime final : public Runtime {
 
 std::unique_ptr<Runtime> make_omp_runtime(std::size_t workers) { return std::make_unique<OmpRuntime>(workers); }
 
-const char* omp_runtime_name() {
-#if defined(__clang__)
-  return "libomp";
-#else
-  return "libgomp";
-#endif
-}
-
 }  // namespace stealbench
