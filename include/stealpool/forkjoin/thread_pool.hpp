@@ -110,33 +110,34 @@ ThreadPool& default_pool();
 
 namespace detail {
 
-template <class A, class B>
-std::pair<BranchResult<A>, BranchResult<B>> join_on(PoolWorker& w, A& a, B& b) {
-  StackJob<B, WorkerLatch> job_b(b, w.isolation(), w.shared().sleep, w.id());
-  if (!w.push_local(&job_b)) {  // deque full (very deep recursion): run both here
-    Outcome<BranchResult<A>> ra;
-    ra.capture(a);
-    job_b.run_inline();
-    BranchResult<A> va = ra.take();
-    return {std::move(va), job_b.outcome().take()};
-  }
-  Outcome<BranchResult<A>> ra;
-  ra.capture(a);
-  // Take b back. Jobs above it were pushed by `a` and left for us (a TaskGroup
-  // spawn): run them. An empty deque means b was stolen: help until it is done.
+// After `a`, takes the pushed job b back: jobs above it were pushed by `a` and
+// left for us (a TaskGroup spawn): run them. An empty deque means b was stolen:
+// help until it is done.
+template <class StackJobB>
+void take_back(PoolWorker& w, StackJobB& job_b) {
   for (;;) {
     std::optional<Job*> top = w.pop_local();
     if (!top) {
       w.wait_until(job_b.latch());
-      break;
+      return;
     }
     if (*top == &job_b) {
       w.ran_inline();
       job_b.run_inline();
-      break;
+      return;
     }
     w.run_popped(*top);
   }
+}
+
+template <class A, class B>
+std::pair<BranchResult<A>, BranchResult<B>> join_on(PoolWorker& w, A& a, B& b) {
+  StackJob<B, WorkerLatch> job_b(b, w.isolation(), w.shared().sleep, w.id());
+  const bool pushed = w.push_local(&job_b);  // false: the deque is full (very deep recursion)
+  Outcome<BranchResult<A>> ra;
+  ra.capture(a);
+  if (pushed) take_back(w, job_b);
+  else job_b.run_inline();
   // Both branches have completed; a's exception wins if both threw.
   BranchResult<A> va = ra.take();
   return {std::move(va), job_b.outcome().take()};
