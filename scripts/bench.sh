@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
-# scripts/bench.sh: the README's main job. Builds stealpool's benchmarks
-# (installing what they need on a fresh Debian 12 machine, as root) and runs the
-# comparisons, each in one run on this machine:
-#   - fork-join (fib, nqueens, UTS T3): stealpool against oneTBB task_group,
-#     OpenMP tasks and the serial code, 1 and 2 workers (stealpool_forkjoin);
-#   - parallel loops (uniform, triangle, heavy-tailed, tiny): stealpool's three
-#     partitioners against oneTBB parallel_for and OpenMP schedules (stealpool_loops);
-#   - external-producer throughput: stealpool against a mutex+condvar pool and
-#     oneTBB (stealpool_throughput);
-#   - the CPU an idle pool burns (stealpool_idle_cpu).
+# scripts/bench.sh: the README's main job. Builds stealbench (installing what it
+# needs on a fresh Debian 12 machine, as root) and runs it: stealpool against
+# oneTBB, OpenMP (libgomp), a mutex+condvar pool and the serial code, in one run,
+# on fork-join (fib, nqueens, UTS T1/T3), parallel loops (uniform, skewed, tiny,
+# reduce), external-producer throughput, wake-up latency and idle CPU. Prints the
+# tables and writes the JSON and the chart (about 2 minutes on 2 cores).
 #
-# Usage: ./scripts/bench.sh [--micro] [--only forkjoin|loops|throughput|idle] [-- ARGS...]
+# Usage: ./scripts/bench.sh [--micro] [--out DIR] [-- STEALBENCH_ARGS...]
+#   --out DIR    where stealbench.json and stealbench.svg go (default build/bench-results)
 #   --micro      also run the Google Benchmark micro-benchmarks (queues, spawn cost)
-#   --only X     run one of the three comparisons
-#   ARGS         passed to that one (see each tool's --help)
+#   ARGS         passed to stealbench, e.g. -- --only forkjoin --reps 7, or -- --full
+#                (stealbench --help lists them)
 # Environment: STEALPOOL_SKIP_DEPS=1 skips the package check; JOBS sets build
 # parallelism.
 set -euo pipefail
@@ -24,12 +21,12 @@ cd "$ROOT"
 source "$ROOT/scripts/lib/deps.sh"
 
 micro=0
-only=""
+out="$ROOT/build/bench-results"
 args=()
 while (($#)); do
   case "$1" in
     --micro) micro=1 ;;
-    --only) shift; only="${1:-}" ;;
+    --out) shift; out="${1:?--out needs a directory}" ;;
     --) shift; args+=("$@"); break ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -43,19 +40,9 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEALPOOL_BUI
       -DSTEALPOOL_BUILD_EXAMPLES=OFF -DSTEALPOOL_BUILD_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "${JOBS:-$(nproc)}"
 
+mkdir -p "$out"
 echo
-echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-run() {  # run NAME TOOL: runs TOOL if no --only was given or it names NAME
-  local name=$1; shift
-  if [[ -z "$only" || "$only" == "$name" ]]; then
-    echo
-    if [[ -n "$only" ]]; then "$@" "${args[@]}"; else "$@"; fi
-  fi
-}
-run forkjoin "$BUILD/bench/forkjoin/stealpool_forkjoin"
-run loops "$BUILD/bench/loops/stealpool_loops"
-run throughput "$BUILD/bench/throughput/stealpool_throughput"
-run idle "$BUILD/bench/idle/stealpool_idle_cpu"
+"$BUILD/bench/stealbench" --json "$out/stealbench.json" --svg "$out/stealbench.svg" "${args[@]}"
 if ((micro)); then
   for b in "$BUILD"/bench/bench_*; do
     echo

@@ -10,7 +10,7 @@
 
 #include "workloads.hpp"
 
-namespace stealbench {
+namespace stealbench::fj {
 namespace {
 
 std::uint64_t fib_omp(int n) {
@@ -99,4 +99,4 @@ class OmpRuntime final : public Runtime {
 
 std::unique_ptr<Runtime> make_omp_runtime(std::size_t workers) { return std::make_unique<OmpRuntime>(workers); }
 
-}  // namespace stealbench
+}  // namespace stealbench::fj

@@ -5,14 +5,14 @@
 //   nqueens  the valid placements of the next queen, split in halves by a recursive
 //            join: one forked task per placement, as the peers' one task each.
 //   uts      the children of a node, split the same way. The alternative, a TaskGroup
-//            per node with one spawn per child as the peers do (--stealpool-uts group),
+//            per node with one spawn per child as the peers do (stealbench --full: row "stealpool TaskGroup"),
 //            was measured slower: on T3, 2 cores, 1 worker 600-680 ms against 430-640
 //            for the join, 2 workers 300-440 against 250-360 (noisy shared machine).
 #include <stealpool/forkjoin.hpp>
 
 #include "workloads.hpp"
 
-namespace stealbench {
+namespace stealbench::fj {
 namespace {
 
 std::uint64_t fib_sp(int n) {
@@ -104,4 +104,4 @@ std::unique_ptr<Runtime> make_stealpool_runtime(std::size_t workers, bool uts_gr
   return std::make_unique<StealpoolRuntime>(workers, uts_group);
 }
 
-}  // namespace stealbench
+}  // namespace stealbench::fj

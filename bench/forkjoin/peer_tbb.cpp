@@ -7,7 +7,7 @@
 
 #include "workloads.hpp"
 
-namespace stealbench {
+namespace stealbench::fj {
 namespace {
 
 std::uint64_t fib_tbb(int n) {
@@ -67,4 +67,4 @@ class TbbRuntime final : public Runtime {
 
 std::unique_ptr<Runtime> make_tbb_runtime(std::size_t workers) { return std::make_unique<TbbRuntime>(workers); }
 
-}  // namespace stealbench
+}  // namespace stealbench::fj

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace stealbench {
+namespace stealbench::fj {
 namespace {
 
 // --- SHA-1 ------------------------------------------------------------------------
@@ -236,4 +236,4 @@ UtsStats uts_serial(const UtsTree& tree) {
   return s;
 }
 
-}  // namespace stealbench
+}  // namespace stealbench::fj

@@ -1,7 +1,8 @@
-// The fork-join workloads of stealpool_forkjoin, shared by every runtime: the serial
-// code (the reference the parallel versions are timed against), the result each run
-// must produce, and the interface one runtime implements (one translation unit per
-// runtime, so that OpenMP's flags touch only its own).
+// The fork-join workloads of stealbench's fork-join suite
+// (bench/stealbench/suite_forkjoin.cpp), shared by every runtime: the serial code (the
+// reference the parallel versions are timed against), the result each run must produce,
+// and the interface one runtime implements (one translation unit per runtime, so that
+// OpenMP's flags touch only its own).
 //
 //   fib(n)      naive doubly recursive Fibonacci; the parallel versions fork at every
 //               call down to n < 2 (no cutoff): almost pure scheduling overhead.
@@ -17,7 +18,7 @@
 
 #include "uts.hpp"
 
-namespace stealbench {
+namespace stealbench::fj {
 
 // --- fib ------------------------------------------------------------------------------
 inline std::uint64_t fib_serial(int n) {
@@ -114,7 +115,7 @@ class Runtime {
   virtual std::uint64_t uts(const UtsTree& tree) = 0;
 };
 
-// Each is defined in its own translation unit; main.cpp calls only those built
+// Each is defined in its own translation unit; the suites call only those built
 // (STEALBENCH_HAVE_TBB, STEALBENCH_HAVE_OMP).
 // uts_task_group: UTS with a TaskGroup per node instead of the default recursive join
 // over the children (both measured; see peer_stealpool.cpp).
@@ -122,4 +123,4 @@ std::unique_ptr<Runtime> make_stealpool_runtime(std::size_t workers, bool uts_ta
 std::unique_ptr<Runtime> make_tbb_runtime(std::size_t workers);
 std::unique_ptr<Runtime> make_omp_runtime(std::size_t workers);
 
-}  // namespace stealbench
+}  // namespace stealbench::fj

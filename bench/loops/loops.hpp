@@ -1,7 +1,7 @@
-// The loops of stealpool_loops, shared by every runtime: the per-index kernels (so
-// that each runtime runs the very same code), the loop descriptions, and the interface
-// one runtime implements (one translation unit per runtime, so that OpenMP's flags
-// touch only its own).
+// The loops of stealbench's loops suite (bench/stealbench/suite_loops.cpp), shared by
+// every runtime: the per-index kernels (so that each runtime runs the very same code),
+// the loop descriptions, and the interface one runtime implements (one translation unit
+// per runtime, so that OpenMP's flags touch only its own).
 //
 //   heavy loops  index i runs iters[i] steps of a dependent floating-point recurrence
 //                (heavy_value): one multiply and one add per step, each waiting for the
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace stealbench {
+namespace stealbench::loops {
 
 // splitmix64's finaliser: spreads an index over 64 bits.
 inline std::uint64_t mix64(std::uint64_t z) {
@@ -46,6 +46,15 @@ inline std::uint64_t heavy_value(int i, std::uint32_t k) {
 
 // The tiny loop's body: a multiply.
 inline std::uint64_t tiny_value(int i) { return static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ULL + 1; }
+
+// The reduction's term: sum over [0, n) of reduce_value(i), wrapping, is exact in
+// any order and grouping, so every runtime's result must equal the serial one.
+inline std::uint64_t reduce_value(int i) { return mix64(static_cast<std::uint64_t>(i) + 1); }
+inline std::uint64_t reduce_serial(int n) {
+  std::uint64_t s = 0;
+  for (int i = 0; i < n; ++i) s += reduce_value(i);
+  return s;
+}
 
 enum class LoopKind { kHeavy, kTiny };
 
@@ -91,12 +100,14 @@ class Runtime {
   // Names of the schedules, e.g. "stealing", "auto", "guided"; run() takes an index.
   virtual std::vector<std::string> schedules() const = 0;
   virtual void run(const Loop& loop, std::size_t schedule) = 0;
+  // The sum of reduce_value(i) over [0, n) with the runtime's reduction idiom.
+  virtual std::uint64_t reduce(int n) = 0;
 };
 
-// Each is defined in its own translation unit; main.cpp calls only those built
+// Each is defined in its own translation unit; the suite calls only those built
 // (STEALBENCH_HAVE_TBB, STEALBENCH_HAVE_OMP).
 std::unique_ptr<Runtime> make_stealpool_runtime(std::size_t workers);
 std::unique_ptr<Runtime> make_tbb_runtime(std::size_t workers);
 std::unique_ptr<Runtime> make_omp_runtime(std::size_t workers);
 
-}  // namespace stealbench
+}  // namespace stealbench::loops

@@ -10,11 +10,12 @@
 //   dynamic,g=G  schedule(dynamic, G) with G = stealpool's automatic grain
 //                (n / (W * 128)), the same chunk size stealpool's default row takes
 //   guided       schedule(guided): chunks proportional to what is left / W, down to 1
+// reduce: `parallel for reduction(+ : sum)` with schedule(static).
 #include <omp.h>
 
 #include "loops.hpp"
 
-namespace stealbench {
+namespace stealbench::loops {
 namespace {
 
 class OmpRuntime final : public Runtime {
@@ -55,6 +56,13 @@ class OmpRuntime final : public Runtime {
     }
   }
 
+  std::uint64_t reduce(int n) override {
+    std::uint64_t sum = 0;
+#pragma omp parallel for num_threads(workers_) schedule(static) reduction(+ : sum)
+    for (int i = 0; i < n; ++i) sum += reduce_value(i);
+    return sum;
+  }
+
  private:
   int workers_;
 };
@@ -63,4 +71,4 @@ class OmpRuntime final : public Runtime {
 
 std::unique_ptr<Runtime> make_omp_runtime(std::size_t workers) { return std::make_unique<OmpRuntime>(workers); }
 
-}  // namespace stealbench
+}  // namespace stealbench::loops

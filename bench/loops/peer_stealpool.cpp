@@ -6,12 +6,15 @@
 //   stealing,g=1   stealing_partitioner, grain 1
 //   adaptive       adaptive_partitioner, automatic grain
 //   static         static_partitioner (one contiguous range per worker)
+// reduce: stealpool::parallel_reduce with the default partitioner and grain.
 #include <stealpool/algorithms.hpp>
 #include <stealpool/forkjoin.hpp>
 
+#include <functional>
+
 #include "loops.hpp"
 
-namespace stealbench {
+namespace stealbench::loops {
 namespace {
 
 class StealpoolRuntime final : public Runtime {
@@ -29,6 +32,10 @@ class StealpoolRuntime final : public Runtime {
     }
   }
 
+  std::uint64_t reduce(int n) override {
+    return stealpool::parallel_reduce(pool_, 0, n, std::uint64_t{0}, [](int i) { return reduce_value(i); }, std::plus<>{});
+  }
+
  private:
   template <class P>
   void loop_with(const Loop& loop, int grain, P partitioner) {
@@ -44,4 +51,4 @@ std::unique_ptr<Runtime> make_stealpool_runtime(std::size_t workers) {
   return std::make_unique<StealpoolRuntime>(workers);
 }
 
-}  // namespace stealbench
+}  // namespace stealbench::loops

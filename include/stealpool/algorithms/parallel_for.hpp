@@ -351,7 +351,10 @@ T reduce(ThreadPool* pool, I first, I last, std::uint64_t grain, T identity, Map
       for (std::uint64_t b = bb; b < be; ++b) {
         T acc = identity;
         const std::uint64_t lo = b * block, hi = std::min(n, lo + block);
-        for (std::uint64_t off = lo; off < hi; ++off) acc = combine(std::move(acc), map(at_offset(first, off)));
+        // An index of type I, not an offset converted per index: the wrap-around
+        // conversion costs a third more instructions in a cheap map's loop.
+        const I e = at_offset(first, hi);
+        for (I i = at_offset(first, lo); i != e; ++i) acc = combine(std::move(acc), map(i));
         partial[static_cast<std::size_t>(b)].emplace(std::move(acc));
       }
     };

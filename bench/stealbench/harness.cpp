@@ -1,0 +1,119 @@
+#include "harness.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace stealbench {
+
+double Row::median() const {
+  auto v = samples;
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+double Row::min() const { return samples.empty() ? 0.0 : *std::min_element(samples.begin(), samples.end()); }
+double Row::max() const { return samples.empty() ? 0.0 : *std::max_element(samples.begin(), samples.end()); }
+
+std::string Suite::key(const Row& r) const {
+  // Appends only: g++ 12 -O3 warns falsely (-Wrestrict, GCC bug 105329) on
+  // chains of operator+ starting from a short literal.
+  std::string k = name;
+  for (const std::string* part : {&r.workload, &r.runtime, &r.variant}) {
+    if (part->empty()) continue;
+    k += '/';
+    k += *part;
+  }
+  if (!r.serial()) {
+    k += '/';
+    k += std::to_string(r.workers);
+  }
+  return k;
+}
+
+const Row* Suite::serial_row(const std::string& workload) const {
+  for (const Row& r : rows)
+    if (r.workload == workload && r.serial()) return &r;
+  return nullptr;
+}
+
+const Row* Suite::best_peer(const std::string& workload, std::size_t workers) const {
+  const Row* best = nullptr;
+  for (const Row& r : rows)
+    if (r.workload == workload && r.workers == workers && r.peer() && !r.samples.empty() &&
+        (!best || r.median() < best->median()))
+      best = &r;
+  return best;
+}
+
+bool Config::wants(const std::string& suite, const Row& row) const {
+  if (only.empty()) return true;
+  Suite s;
+  s.name = suite;
+  return s.key(row).find(only) != std::string::npos;
+}
+
+long SuiteBuilder::add(Row row) {
+  if (!config_.wants(suite_.name, row)) return -1;
+  suite_.rows.push_back(std::move(row));
+  return static_cast<long>(suite_.rows.size() - 1);
+}
+
+void SuiteBuilder::add_case(std::vector<long> rows, std::function<void(std::span<double>)> run) {
+  if (std::all_of(rows.begin(), rows.end(), [](long r) { return r < 0; })) return;
+  // A row that was not kept still gets its value written, into a scratch slot.
+  const std::size_t n = rows.size();
+  std::vector<std::size_t> kept;
+  std::vector<std::size_t> position;  // where each kept row's value is in run()'s output
+  for (std::size_t i = 0; i < n; ++i)
+    if (rows[i] >= 0) {
+      kept.push_back(static_cast<std::size_t>(rows[i]));
+      position.push_back(i);
+    }
+  if (kept.size() == n) {
+    suite_.cases.push_back({std::move(kept), std::move(run)});
+    return;
+  }
+  suite_.cases.push_back({kept, [n, position, run = std::move(run)](std::span<double> out) {
+                            std::vector<double> all(n);
+                            run(all);
+                            for (std::size_t i = 0; i < position.size(); ++i) out[i] = all[position[i]];
+                          }});
+}
+
+void SuiteBuilder::add_serial(Row row, std::function<void(std::span<double>)> run) {
+  const bool used = std::any_of(suite_.rows.begin(), suite_.rows.end(),
+                                [&](const Row& r) { return r.workload == row.workload; });
+  if (!used) return;
+  suite_.rows.push_back(std::move(row));
+  suite_.cases.push_back({{suite_.rows.size() - 1}, std::move(run)});
+}
+
+void run_suite(Suite& suite) {
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const std::size_t total = suite.cases.size() * static_cast<std::size_t>(suite.reps);
+  std::size_t done = 0;
+  std::vector<double> values;
+  for (int rep = 0; rep < suite.reps; ++rep)
+    for (Case& c : suite.cases) {
+      if (tty) {
+        std::fprintf(stderr, "\r\033[K[%s] %zu/%zu  rep %d/%d  %s", suite.name.c_str(), done + 1, total, rep + 1,
+                     suite.reps, suite.key(suite.rows[c.rows.front()]).c_str());
+        std::fflush(stderr);
+      }
+      values.assign(c.rows.size(), 0.0);
+      c.run(values);
+      for (std::size_t i = 0; i < c.rows.size(); ++i) suite.rows[c.rows[i]].samples.push_back(values[i]);
+      ++done;
+    }
+  if (tty) std::fprintf(stderr, "\r\033[K");
+}
+
+double time_ms(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace stealbench

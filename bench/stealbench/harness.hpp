@@ -1,0 +1,117 @@
+// bench/stealbench/harness.hpp: what every stealbench suite is made of, and the
+// loop that measures it.
+//
+// A suite (fork-join, loops, throughput, wake-up, idle) is a list of rows and a
+// list of cases:
+//   Row   one line of the table: a workload ("fib32"), a runtime ("stealpool",
+//         "oneTBB", "OpenMP", "mutex pool", "serial"), a variant (a partitioner,
+//         a schedule, or ""), a worker count (0 for serial) and a unit; it
+//         collects one sample per repetition.
+//   Case  one measurement: run() performs it once and writes one value into each
+//         of its rows (usually one; the wake-up case feeds its p50 and p99 rows).
+//         A case checks its own result and throws WrongResult when it is wrong.
+// The runtimes and the data the cases use live in Suite::keep_alive, created
+// before any timing; a suite's destructor stops its runtimes, so one suite's
+// threads never run beside the next suite's.
+//
+// Repetitions are interleaved: rep 1 of every case, then rep 2, ... so that
+// machine noise and what a runtime leaves behind (spinning workers) hit every row
+// alike instead of whichever runs next.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace stealbench {
+
+// A case's result was wrong: stealbench reports it and exits with status 1.
+struct WrongResult : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Row {
+  std::string workload;
+  std::string runtime;
+  std::string variant;      // "" when the runtime has one way to run the workload
+  std::size_t workers = 0;  // 0: the serial code
+  std::string unit;         // "ms", "us/loop", "us", "% of a core"
+  std::vector<double> samples;
+
+  bool serial() const { return workers == 0; }
+  bool ours() const { return runtime == "stealpool"; }
+  bool peer() const { return !serial() && !ours(); }
+  std::string label() const { return variant.empty() ? runtime : runtime + " " + variant; }
+
+  double median() const;
+  double min() const;
+  double max() const;
+};
+
+struct Case {
+  std::vector<std::size_t> rows;                 // indices into Suite::rows
+  std::function<void(std::span<double>)> run;    // one value per row, in order
+};
+
+struct Suite {
+  std::string name;                   // "forkjoin", "loops", ...: the first part of a key
+  std::string title;                  // one line for the table's heading
+  int reps = 5;
+  std::vector<Row> rows;
+  std::vector<Case> cases;
+  std::vector<std::string> notes;     // printed under the table
+  std::shared_ptr<void> keep_alive;   // runtimes and data the cases use
+
+  // "suite/workload/runtime[/variant][/workers]": what --only matches.
+  std::string key(const Row& r) const;
+  // The serial row of `workload`, or nullptr.
+  const Row* serial_row(const std::string& workload) const;
+  // The fastest peer row (not stealpool, not serial) of `workload` at `workers`.
+  const Row* best_peer(const std::string& workload, std::size_t workers) const;
+};
+
+// What the user asked for; every suite reads it.
+struct Config {
+  std::vector<std::size_t> workers;  // default: 1 and all CPUs
+  int reps = 0;                      // 0: each suite's own default
+  bool quick = false;                // small sizes, 1 rep: a smoke test
+  bool full = false;                 // the sizes of the fork-join and loop issues' tables
+  std::string only;                  // keep the rows whose key contains this
+  std::vector<int> fib{32};          // fib(n) workloads
+
+  // Whether a row of `suite` with these key parts is wanted.
+  bool wants(const std::string& suite, const Row& row) const;
+  int reps_or(int suite_default) const { return quick ? 1 : (reps > 0 ? reps : suite_default); }
+};
+
+// Builds a suite's rows one workload at a time, keeping the rows --only wants
+// and, for a workload with any wanted row, its serial row (speedups need it).
+class SuiteBuilder {
+ public:
+  SuiteBuilder(Suite& suite, const Config& config) : suite_(suite), config_(config) {}
+
+  // Adds `row` if wanted; returns its index, or -1.
+  long add(Row row);
+  // Adds a case feeding the given rows; rows that were not added (-1) are
+  // measured but not kept. Does nothing if none of them was added.
+  void add_case(std::vector<long> rows, std::function<void(std::span<double>)> run);
+  // Adds the serial row and case of `workload` if another row of it was added.
+  void add_serial(Row row, std::function<void(std::span<double>)> run);
+
+ private:
+  Suite& suite_;
+  const Config& config_;
+};
+
+// Runs every case of `suite` reps times, interleaved, with a progress line on
+// stderr when it is a terminal. Throws WrongResult from a failed check.
+void run_suite(Suite& suite);
+
+// Wall-clock milliseconds taken by f().
+double time_ms(const std::function<void()>& f);
+
+}  // namespace stealbench

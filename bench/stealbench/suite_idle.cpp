@@ -1,0 +1,97 @@
+// The idle suite: the CPU a pool burns while it has nothing to do. Each run
+// creates the pool, gives it a burst of work (fib(20) as a task per call for the
+// fork-join runtimes, 10,000 tiny tasks for the mutex pool), lets it settle for
+// 200 ms (spinning and timed parks end), then reads the process's CPU time
+// (getrusage: user + system, all threads) over a 500 ms window (100 ms / 20 ms
+// with --quick) and reports it as a percentage of one core. The pool is
+// destroyed after the window. No serial row: the serial code has no idle cost.
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "../forkjoin/workloads.hpp"
+#include "../throughput/mutex_pool.hpp"
+#include "suites.hpp"
+
+namespace stealbench {
+namespace {
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return sec(u.ru_utime) + sec(u.ru_stime);
+}
+
+struct Window {
+  std::chrono::milliseconds settle, measure;
+};
+
+double percent_of_core(Window w) {
+  std::this_thread::sleep_for(w.settle);
+  const double c0 = cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(w.measure);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return 100.0 * (cpu_seconds() - c0) / wall;
+}
+
+using MakeRuntime = std::unique_ptr<fj::Runtime> (*)(std::size_t);
+
+std::function<void(std::span<double>)> forkjoin_idle(MakeRuntime make, std::size_t workers, Window w,
+                                                     std::string who) {
+  return [make, workers, w, who = std::move(who)](std::span<double> out) {
+    const auto rt = make(workers);
+    if (rt->fib(20) != fj::fib_expected(20)) throw WrongResult(who + ": wrong fib(20) in the burst");
+    out[0] = percent_of_core(w);
+  };
+}
+
+std::function<void(std::span<double>)> mutex_pool_idle(std::size_t workers, Window w, std::string who) {
+  return [workers, w, who = std::move(who)](std::span<double> out) {
+    std::atomic<int> ran{0};
+    MutexPool<int> pool(workers, [&](int, std::size_t) { ran.fetch_add(1, std::memory_order_relaxed); });
+    for (int i = 0; i < 10'000; ++i) pool.submit(i);
+    pool.wait_idle();
+    if (ran.load() != 10'000) throw WrongResult(who + ": the burst ran " + std::to_string(ran.load()) + " tasks");
+    out[0] = percent_of_core(w);
+  };
+}
+
+std::unique_ptr<fj::Runtime> make_stealpool(std::size_t workers) { return fj::make_stealpool_runtime(workers, false); }
+
+}  // namespace
+
+Suite idle_suite(const Config& config) {
+  Suite s;
+  s.name = "idle";
+  s.reps = config.reps_or(3);
+  const Window w = config.quick ? Window{std::chrono::milliseconds(20), std::chrono::milliseconds(100)}
+                                : Window{std::chrono::milliseconds(200), std::chrono::milliseconds(500)};
+  SuiteBuilder b(s, config);
+  for (std::size_t workers : config.workers) {
+    auto add = [&](const char* runtime, const char* what, auto make_case) {
+      const long row = b.add({"idle_cpu", runtime, what, workers, "% of a core", {}});
+      if (row >= 0) b.add_case({row}, make_case(s.key(s.rows[static_cast<std::size_t>(row)])));
+    };
+    add("stealpool", "ThreadPool", [&](std::string k) { return forkjoin_idle(make_stealpool, workers, w, k); });
+    add("mutex pool", "", [&](std::string k) { return mutex_pool_idle(workers, w, k); });
+#if STEALBENCH_HAVE_TBB
+    add("oneTBB", "task_arena", [&](std::string k) { return forkjoin_idle(fj::make_tbb_runtime, workers, w, k); });
+#endif
+#if STEALBENCH_HAVE_OMP
+    add("OpenMP", "", [&](std::string k) { return forkjoin_idle(fj::make_omp_runtime, workers, w, k); });
+#endif
+  }
+  s.title = "idle CPU: % of one core used by the whole process over " + std::to_string(w.measure.count()) +
+            " ms, " + std::to_string(w.settle.count()) + " ms after a burst of work";
+  s.notes.push_back("the pool is created, given a burst (checked), then left idle; lower is better");
+  return s;
+}
+
+}  // namespace stealbench
