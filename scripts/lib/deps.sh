@@ -7,9 +7,10 @@
 # exits 1.
 
 # libclang-rt-14-dev holds clang's sanitizer runtimes: only a Recommends of clang,
-# so --no-install-recommends would leave it out.
+# so --no-install-recommends would leave it out. libre2-dev: the regex engine of
+# apps/stealscan (found through pkg-config; without it stealscan is skipped).
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
-              libtbb-dev relacy-dev pkg-config)
+              libtbb-dev relacy-dev pkg-config libre2-dev)
 
 stealpool_install_deps() {
   [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0

@@ -1,0 +1,65 @@
+// byte_source.hpp: ByteSource, where the line scanner's bytes come from: a file
+// (FdSource, pread on a descriptor that chunk tasks of one file share) or memory
+// (the tests').
+#pragma once
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace stealscan {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to n bytes at `offset` into dst; returns the count, 0 at end of file.
+  // Throws std::system_error on a read error.
+  virtual std::size_t read_at(std::uint64_t offset, char* dst, std::size_t n) = 0;
+  // The size the file had when it was opened. A short read that reaches it is the
+  // end of the file (saves the extra read that would return 0); a short read
+  // before it is not.
+  [[nodiscard]] virtual std::uint64_t size_hint() const = 0;
+};
+
+class FdSource final : public ByteSource {
+ public:
+  FdSource(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
+  std::size_t read_at(std::uint64_t offset, char* dst, std::size_t n) override {
+    for (;;) {
+      const ssize_t r = ::pread(fd_, dst, n, static_cast<off_t>(offset));
+      if (r >= 0) return static_cast<std::size_t>(r);
+      if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "read");
+    }
+  }
+  [[nodiscard]] std::uint64_t size_hint() const override { return size_; }
+
+ private:
+  int fd_;
+  std::uint64_t size_;
+};
+
+// Bytes in memory; `max_read` > 0 caps each read, to exercise short reads.
+class MemorySource final : public ByteSource {
+ public:
+  explicit MemorySource(std::string_view data, std::size_t max_read = 0) : data_(data), max_read_(max_read) {}
+  std::size_t read_at(std::uint64_t offset, char* dst, std::size_t n) override {
+    if (offset >= data_.size()) return 0;
+    std::size_t k = data_.size() - static_cast<std::size_t>(offset);
+    if (k > n) k = n;
+    if (max_read_ != 0 && k > max_read_) k = max_read_;
+    std::memcpy(dst, data_.data() + offset, k);
+    return k;
+  }
+  [[nodiscard]] std::uint64_t size_hint() const override { return data_.size(); }
+
+ private:
+  std::string_view data_;
+  std::size_t max_read_;
+};
+
+}  // namespace stealscan

@@ -1,0 +1,80 @@
+// matcher.hpp: Matcher, what the line scanner asks of a pattern set: "where is the
+// leftmost match in this text?" Two implementations: LiteralMatcher (fixed
+// strings, our own SIMD pair filter) and RegexMatcher (RE2). make_matcher() picks.
+//
+// Contract shared by both (the line scanner relies on it, README.md "Chunk
+// protocol"):
+// - A match lies within one line: it never contains '\n' (literal patterns cannot
+//   hold one; the regex matcher re-checks a match that crosses a line end).
+// - find(text, from, end) returns the leftmost match starting in [from, end], and
+//   for literals, among matches starting at the same byte, the one of the lowest
+//   pattern index.
+//   Bytes before `from` (down to `text`) are context only: a regex `^` or `\b`
+//   sees them, no match starts there.
+// - A match may be empty (an empty pattern, a regex like `^`); an empty match
+//   may start at `end` itself.
+// Matchers are immutable after construction; find() is const and may run on
+// several threads at once, but clone() one per worker where the engine keeps
+// caches (RE2 does, behind a lock).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace stealscan {
+
+struct Match {
+  static constexpr std::uint32_t kSomePattern = UINT32_MAX;
+
+  const char* begin;
+  std::uint32_t length;
+  // Index into the pattern list given to make_matcher(). A regex find() says
+  // kSomePattern (naming it would cost a search per pattern, and only --json,
+  // which uses all_in_line(), wants it).
+  std::uint32_t pattern;
+};
+
+class Matcher {
+ public:
+  virtual ~Matcher() = default;
+
+  // The leftmost match starting in [from, end] (see the contract above).
+  [[nodiscard]] virtual std::optional<Match> find(const char* text, const char* from,
+                                                  const char* end) const = 0;
+
+  // Every match within one line [line, line_end) in order of start, then pattern:
+  // appended to `out` (cleared first). Literal patterns report overlapping
+  // occurrences (each pattern at each start); a regex reports its own
+  // non-overlapping matches. An empty pattern reports one match at the line start.
+  virtual void all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const = 0;
+
+  // The longest match possible, in bytes, if bounded (literals); nullopt if a
+  // match may be as long as its line (regex), in which case the scanner must
+  // hold whole lines in memory.
+  [[nodiscard]] virtual std::optional<std::size_t> max_match_length() const = 0;
+
+  // The pattern text, for --json.
+  [[nodiscard]] virtual const std::string& pattern(std::uint32_t index) const = 0;
+
+  // An independent copy for another worker thread.
+  [[nodiscard]] virtual std::unique_ptr<Matcher> clone() const = 0;
+};
+
+enum class PatternSyntax { literal, regex };
+
+// Thrown for a pattern the engine rejects; the message names the pattern.
+struct PatternError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Patterns must not contain '\n' (the command line splits them at newlines, as
+// grep does); throws PatternError for one that does, for an empty list, and for
+// a regex RE2 rejects.
+std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax);
+
+}  // namespace stealscan

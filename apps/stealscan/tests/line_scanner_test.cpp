@@ -1,0 +1,220 @@
+// The chunk protocol (line_scanner.hpp) against a naive line-by-line reference:
+// split into chunks of every size, read in blocks of every size with short reads,
+// the results must add up to the reference exactly: each matching line counted
+// once, every line number right, every match reported once.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "line_scanner.hpp"
+#include "matcher.hpp"
+
+namespace stealscan {
+namespace {
+
+struct Line {
+  std::uint64_t number;  // 0-based
+  std::uint64_t offset;
+  std::string text;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> matches;  // (column, pattern)
+  bool operator==(const Line&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Line& l) {
+  os << "{line " << l.number << " @" << l.offset << " '" << l.text << "' [";
+  for (auto& [c, p] : l.matches) os << c << ":" << p << " ";
+  return os << "]}";
+}
+
+// grep's view: lines split at '\n', a last line without '\n' counts if not empty.
+std::vector<Line> reference(const std::string& text, const Matcher& m) {
+  std::vector<Line> out;
+  std::uint64_t start = 0, number = 0;
+  while (start < text.size()) {
+    std::size_t nl = text.find('\n', start);
+    const std::size_t end = nl == std::string::npos ? text.size() : nl;
+    const char* b = text.data() + start;
+    const char* e = text.data() + end;
+    if (m.find(b, b, e)) {
+      Line l{number, start, std::string(b, e), {}};
+      std::vector<Match> all;
+      m.all_in_line(b, e, all);
+      for (auto& x : all) l.matches.emplace_back(x.begin - b, x.pattern);
+      out.push_back(l);
+    }
+    ++number;
+    start = end + 1;
+  }
+  return out;
+}
+
+struct Collect final : LineSink {
+  const std::string* text;
+  std::uint64_t base = 0;
+  std::map<std::uint64_t, Line> lines;  // by number
+  void on_line(const LineHit& h) override {
+    Line& l = lines[base + h.line];
+    l.number = base + h.line;
+    l.offset = h.offset;
+    if (h.length != 0 || h.text != nullptr) {
+      // A long line (text == nullptr) is read back from the file, as the output does.
+      l.text = h.text != nullptr ? std::string(h.text, h.length) : text->substr(h.offset, h.length);
+    } else if (l.text.empty()) {
+      // A partial report of a long line in mode `matches`: the text is found by the offset.
+      const std::size_t nl = text->find('\n', h.offset);
+      l.text = text->substr(h.offset, (nl == std::string::npos ? text->size() : nl) - h.offset);
+    }
+    for (auto& c : h.matches) l.matches.emplace_back(c.column, c.pattern);
+  }
+};
+
+struct Split {
+  std::size_t chunk;
+  std::size_t block;
+  std::size_t max_read;  // 0: whole reads
+  bool preload;          // chunk 0's first block read before the scan, as the file task does
+};
+
+// Scans `text` in chunks as the executor would (in order here, since only the
+// order of commits matters) and returns (matching lines, lines reported).
+std::pair<std::uint64_t, std::vector<Line>> chunked(const std::string& text, const Matcher& m, ScanMode mode,
+                                                     const Split& s) {
+  const auto max = m.max_match_length();
+  ScanWindow window(s.block, max && *max > 0 ? *max - 1 : 0);
+  MemorySource src(text, s.max_read);
+  LineScratch scratch;
+  Collect sink;
+  sink.text = &text;
+  std::uint64_t matching = 0;
+  const std::uint64_t n = text.empty() ? 1 : (text.size() + s.chunk - 1) / s.chunk;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    ScanRange r{k * s.chunk, k + 1 == n ? ScanRange::kToEof : (k + 1) * s.chunk};
+    bool loaded = false;
+    if (k == 0 && s.preload) {
+      window.reset(0);
+      window.refill(src, 0, s.block);
+      loaded = true;
+    }
+    const ScanOptions opts{mode, true};
+    const ScanResult res = scan_lines(m, opts, window, src, r, loaded, &sink, scratch);
+    matching += res.matching_lines;
+    sink.base += res.lines;
+  }
+  std::vector<Line> lines;
+  for (auto& [_, l] : sink.lines) lines.push_back(l);
+  return {matching, lines};
+}
+
+std::string random_text(std::mt19937& rng, std::size_t n, const std::string& alphabet) {
+  std::string s(n, ' ');
+  for (auto& c : s) c = alphabet[rng() % alphabet.size()];
+  return s;
+}
+
+void check_all_setups(const std::string& text, const Matcher& m, std::mt19937& rng, const std::string& what) {
+  const auto want = reference(text, m);
+  for (int trial = 0; trial < 6; ++trial) {
+    const Split s{1 + rng() % 24, 1 + rng() % 12, rng() % 3 == 0 ? 1 + rng() % 5 : 0, rng() % 2 == 0};
+    const std::string where = what + " chunk " + std::to_string(s.chunk) + " block " + std::to_string(s.block) +
+                              " max_read " + std::to_string(s.max_read) + " preload " + std::to_string(s.preload) +
+                              " text '" + text + "'";
+    auto [count, none] = chunked(text, m, ScanMode::count, s);
+    ASSERT_EQ(count, want.size()) << where;
+    auto [n_lines, lines] = chunked(text, m, ScanMode::lines, s);
+    ASSERT_EQ(n_lines, want.size()) << where;
+    ASSERT_EQ(lines.size(), want.size()) << where;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(lines[i].number, want[i].number) << where;
+      ASSERT_EQ(lines[i].offset, want[i].offset) << where;
+      ASSERT_EQ(lines[i].text, want[i].text) << where;
+    }
+    auto [n_matches, matched] = chunked(text, m, ScanMode::matches, s);
+    ASSERT_EQ(n_matches, want.size()) << where;
+    ASSERT_EQ(matched, want) << where;
+    auto [listed, unused] = chunked(text, m, ScanMode::list, s);
+    ASSERT_EQ(listed > 0, !want.empty()) << where;
+  }
+}
+
+TEST(LineScanner, literal_chunks_and_blocks_of_every_size_agree_with_the_reference) {
+  std::mt19937 rng(1);
+  for (int round = 0; round < 1500; ++round) {
+    std::vector<std::string> pats;
+    const std::size_t npat = 1 + rng() % 3;
+    for (std::size_t k = 0; k < npat; ++k) pats.push_back(random_text(rng, 1 + rng() % 4, "ab"));
+    if (round % 50 == 0) pats.push_back("");
+    // Newlines dense or sparse: short lines, and lines longer than the blocks.
+    const std::string text = random_text(rng, rng() % 120, round % 3 == 0 ? "ab\n" : "aaabbbb\n");
+    const auto m = make_matcher(pats, PatternSyntax::literal);
+    check_all_setups(text, *m, rng, "round " + std::to_string(round));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(LineScanner, regex_chunks_and_blocks_of_every_size_agree_with_the_reference) {
+  std::mt19937 rng(2);
+  const std::vector<std::vector<std::string>> sets{{"a+b"}, {"^b"}, {"a$", "ba"}, {"b[^b]*b"}, {"(ab|ba)a"}, {"^$"}};
+  for (int round = 0; round < 300; ++round) {
+    const auto& pats = sets[round % sets.size()];
+    const std::string text = random_text(rng, rng() % 100, round % 2 ? "ab\n" : "aaabbb\n");
+    const auto m = make_matcher(pats, PatternSyntax::regex);
+    check_all_setups(text, *m, rng, "round " + std::to_string(round) + " regex " + pats[0]);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(LineScanner, a_match_across_every_chunk_border_is_found_once) {
+  const auto m = make_matcher({"AKIA", "-----BEGIN"}, PatternSyntax::literal);
+  for (std::size_t at = 0; at < 40; ++at) {
+    const std::string text = std::string(at, 'x') + "AKIA" + std::string(7, 'y') + "-----BEGIN z\nnext\n";
+    for (std::size_t chunk = 1; chunk <= 20; ++chunk) {
+      for (std::size_t block : {1ul, 3ul, 8ul, 64ul}) {
+        auto [count, lines] = chunked(text, *m, ScanMode::matches, Split{chunk, block, 0, false});
+        ASSERT_EQ(count, 1u) << "at " << at << " chunk " << chunk << " block " << block;
+        ASSERT_EQ(lines.size(), 1u);
+        ASSERT_EQ(lines[0].matches.size(), 2u) << lines[0];
+        EXPECT_EQ(lines[0].matches[0], std::make_pair(std::uint64_t{at}, 0u));
+        EXPECT_EQ(lines[0].matches[1], std::make_pair(std::uint64_t{at + 11}, 1u));
+      }
+    }
+  }
+}
+
+TEST(LineScanner, a_chunk_inside_one_long_line_owns_nothing_and_reads_only_its_range) {
+  const auto m = make_matcher({"needle"}, PatternSyntax::literal);
+  const std::string text = std::string(1000, 'x') + "needle" + std::string(1000, 'x');
+  ScanWindow window(64, 5);
+  MemorySource src(text);
+  LineScratch scratch;
+  const ScanResult res =
+      scan_lines(*m, ScanOptions{ScanMode::count, true}, window, src, ScanRange{500, 600}, false, nullptr, scratch);
+  EXPECT_EQ(res.matching_lines, 0u);
+  EXPECT_EQ(res.lines, 0u);
+  EXPECT_LE(res.bytes_read, 101u + 64u);  // its range and the byte before, in blocks
+}
+
+TEST(LineScanner, an_empty_file_has_no_lines) {
+  const auto m = make_matcher({""}, PatternSyntax::literal);
+  ScanWindow window(16, 0);
+  MemorySource src("");
+  LineScratch scratch;
+  const ScanResult res = scan_lines(*m, ScanOptions{ScanMode::count, true}, window, src, ScanRange{}, false, nullptr, scratch);
+  EXPECT_EQ(res.matching_lines, 0u);
+  EXPECT_EQ(res.lines, 0u);
+}
+
+TEST(LineScanner, count_newlines_counts_every_newline_byte) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 200; ++round) {
+    const std::string s = random_text(rng, rng() % 100, std::string("a\n\x8a\x0b\x09", 5));
+    std::uint64_t want = 0;
+    for (char c : s) want += c == '\n';
+    EXPECT_EQ(count_newlines(s.data(), s.data() + s.size()), want);
+  }
+}
+
+}  // namespace
+}  // namespace stealscan
