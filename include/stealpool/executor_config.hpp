@@ -11,6 +11,9 @@
 //                 only bounds latency, it is not needed for
 //                 correctness)
 //   pin_threads   pin worker i to the i-th allowed CPU (Linux)    true on Linux
+//   trace         a TraceSink (stealpool/trace.hpp) the workers     null (off)
+//                 report to: tasks found, idle, park and wake;
+//                 not owned, must outlive the executor
 //
 // validate() (called by the Executor constructor) throws std::invalid_argument
 // naming the field and the bad value.
@@ -23,6 +26,7 @@
 #include <string>
 
 #include "stealpool/affinity.hpp"
+#include "stealpool/trace.hpp"
 
 namespace stealpool {
 
@@ -37,6 +41,7 @@ struct ExecutorConfig {
   std::uint32_t spin_iters = 200;
   std::chrono::nanoseconds park_timeout = std::chrono::microseconds(200);
   bool pin_threads = default_pin_threads();
+  TraceSink* trace = nullptr;
 
   void validate() const {
     if (workers == 0) throw std::invalid_argument("ExecutorConfig.workers must be >= 1 (got 0)");

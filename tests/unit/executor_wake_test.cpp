@@ -21,9 +21,28 @@ using namespace std::chrono_literals;
 
 namespace {
 
-sp::ExecutorConfig sleepy_config(std::size_t workers) {
+// Counts the workers parked right now, from the executor's trace hooks: a test
+// that asserts a wake-up was *needed* first waits until every worker sleeps
+// (on a loaded machine, 100 ms of idleness is no guarantee that they do).
+class SleepWatch final : public sp::TraceSink {
+ public:
+  void on_task(std::size_t, sp::TaskSource, std::size_t) noexcept override {}
+  void on_idle(std::size_t) noexcept override {}
+  // relaxed: a count polled by the test thread; nothing else is published by it.
+  void on_park(std::size_t) noexcept override { parked_.fetch_add(1, std::memory_order_relaxed); }
+  void on_unpark(std::size_t, bool) noexcept override { parked_.fetch_sub(1, std::memory_order_relaxed); }
+  bool wait_all_parked(int workers) const {
+    return sptest::wait_until([&] { return parked_.load(std::memory_order_relaxed) == workers; }, 60s);
+  }
+
+ private:
+  std::atomic<int> parked_{0};
+};
+
+sp::ExecutorConfig sleepy_config(std::size_t workers, SleepWatch* watch = nullptr) {
   sp::ExecutorConfig cfg = sptest::config_with(workers);
   cfg.park_timeout = std::chrono::hours(1);
+  cfg.trace = watch;
   return cfg;
 }
 
@@ -41,7 +60,8 @@ struct HoardOutcome {
 // hoard rule (hoard_wakes) is the fenced fallback; either may be the waker.
 HoardOutcome run_hoard_scenario() {
   std::atomic<unsigned> participants{0};
-  sp::Executor<int> ex(sleepy_config(2), [&](int v, sp::WorkerCtx<int, sp::NoScratch>& ctx) {
+  SleepWatch watch;
+  sp::Executor<int> ex(sleepy_config(2, &watch), [&](int v, sp::WorkerCtx<int, sp::NoScratch>& ctx) {
     if (v == 0) {
       for (int i = 0; i < 64; ++i) ctx.spawn_local(1);
       return;
@@ -49,7 +69,7 @@ HoardOutcome run_hoard_scenario() {
     participants.fetch_or(1u << ctx.worker_id());
     (void)sptest::wait_until([&] { return participants.load() == 3u; }, 30s);
   });
-  let_the_pool_fall_asleep();
+  EXPECT_TRUE(watch.wait_all_parked(2)) << "the idle pool never fell asleep";
   EXPECT_TRUE(ex.spawn_external(0));
   const sp::MetricsSnapshot m = ex.join();
   EXPECT_EQ(m.local_spawns, 64u);
@@ -78,7 +98,8 @@ TEST(ExecutorWake, AFewLocalSpawnsWakeASleepingSiblingToHelp) {
   sptest::Watchdog dog("AFewLocalSpawnsWakeASleepingSiblingToHelp", 120s);
   std::atomic<int> children_run_elsewhere{0};
   std::atomic<int> parent_worker{-1};
-  sp::Executor<int> ex(sleepy_config(2), [&](int v, sp::WorkerCtx<int, sp::NoScratch>& ctx) {
+  SleepWatch watch;
+  sp::Executor<int> ex(sleepy_config(2, &watch), [&](int v, sp::WorkerCtx<int, sp::NoScratch>& ctx) {
     if (v == 0) {
       parent_worker = static_cast<int>(ctx.worker_id());
       for (int i = 0; i < 4; ++i) ctx.spawn_local(1);
@@ -89,7 +110,9 @@ TEST(ExecutorWake, AFewLocalSpawnsWakeASleepingSiblingToHelp) {
     }
     if (static_cast<int>(ctx.worker_id()) != parent_worker.load()) children_run_elsewhere.fetch_add(1);
   });
-  let_the_pool_fall_asleep();
+  // Both asleep: spawn_external wakes one (notify(1)); the other sleeps until
+  // the children's spawns wake it, so the wake counters must show it.
+  ASSERT_TRUE(watch.wait_all_parked(2)) << "the idle pool never fell asleep";
   ASSERT_TRUE(ex.spawn_external(0));
   const sp::MetricsSnapshot m = ex.join();
   EXPECT_GT(children_run_elsewhere.load(), 0) << "the sleeping sibling never helped";

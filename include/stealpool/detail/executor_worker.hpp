@@ -17,9 +17,11 @@
 
 #include "stealpool/affinity.hpp"
 #include "stealpool/detail/core/tiered_idle.hpp"
+#include "stealpool/detail/core/wait_step.hpp"
 #include "stealpool/detail/core/worker_step.hpp"
 #include "stealpool/detail/executor_shared.hpp"
 #include "stealpool/detail/native_thread.hpp"
+#include "stealpool/detail/sink_trace.hpp"
 #include "stealpool/thread_options.hpp"
 #include "stealpool/worker_ctx.hpp"
 #include "stealpool/worker_id.hpp"
@@ -199,21 +201,21 @@ class ExecutorWorker {
     if constexpr (kSplit) {
       if (isolation_ != nullptr) return wait_isolated(latch, isolation_);
     }
-    // Not worker_step(): its first check exits when the executor is done, and a
-    // waiter must keep running the jobs it waits for even then.
-    NoopTrace trace;
+    // The policy is core/wait_step.hpp's (shared with the simulator); here the
+    // idle actions are carried out.
+    SinkTrace trace{trace_sink_};
     TieredIdle idle(shared_.config.spin_iters, shared_.config.park_timeout);
-    while (!latch.probe()) {
-      if (auto popped = pop_task(*this, trace)) {
-        idle.on_work();
-        count_task(ctx_.metrics_, popped->source);
-        (void)run(std::move(popped->item));
-        continue;
+    for (;;) {
+      const WaitResult r = wait_step(*this, latch, idle, trace);
+      switch (r.kind) {
+        case WaitKind::latch_set: return;
+        case WaitKind::ran_task: break;
+        case WaitKind::no_work:
+          if (r.action.kind == IdleKind::spin) StdSync::spin_pause();
+          else std::this_thread::yield();
+          break;
+        case WaitKind::should_park: sleep_on(latch, r.action.timeout, idle, /*isolated=*/false); break;
       }
-      const IdleAction a = idle.on_idle();
-      if (a.kind == IdleKind::park) sleep_on(latch, a.timeout, idle, /*isolated=*/false);
-      else if (a.kind == IdleKind::spin) StdSync::spin_pause();
-      else std::this_thread::yield();
     }
   }
 
@@ -252,9 +254,12 @@ class ExecutorWorker {
  private:
   static inline thread_local ExecutorWorker* current_ = nullptr;
 
-  // A push or pop made items public: the producer side of [SLEEP-dekker].
+  // A push or pop made items public: the producer side of [SLEEP-dekker]. A
+  // publish is a batch: wake as many sleepers as there are public items (one
+  // per publish left the others asleep beside stealable work until the deque
+  // drained; the simulator's liveness check found it, sim/README.md).
   [[gnu::noinline]] void wake_for_published() noexcept {
-    if (shared_.sleep.notify(1) != 0) ++ctx_.metrics_.spawn_wakes;
+    if (shared_.sleep.notify(deque_->public_size_hint()) != 0) ++ctx_.metrics_.spawn_wakes;
   }
 
   // The sleeper's side of sleep/README.md's protocol, for the main loop (latch:
@@ -278,7 +283,9 @@ class ExecutorWorker {
       return;
     }
     ++ctx_.metrics_.parks;
+    SinkTrace{trace_sink_}.on_park(id);
     const bool notified = shared_.sleep.parker(id).park(timeout);
+    SinkTrace{trace_sink_}.on_unpark(id, notified);
     (void)shared_.sleep.cancel(id);
     latch.end_sleep();
     if (notified) ++ctx_.metrics_.unparks;
@@ -287,10 +294,10 @@ class ExecutorWorker {
 
   ExecutorWorker(WorkerCtx<T, S>& ctx, const typename ExecutorBody<T, S>::Runner& runner)
       : ctx_(ctx), shared_(*ctx.shared_), deque_(ctx.deque_), runner_(runner),
-        idle_(shared_.config.spin_iters, shared_.config.park_timeout) {}
+        idle_(shared_.config.spin_iters, shared_.config.park_timeout), trace_sink_(shared_.config.trace) {}
 
   void loop() noexcept {
-    NoopTrace trace;
+    SinkTrace trace{trace_sink_};
     for (;;) {
       const StepResult r = worker_step(*this, idle_, trace);
       switch (r.kind) {
@@ -332,6 +339,7 @@ class ExecutorWorker {
   const void* isolation_ = nullptr;
   const typename ExecutorBody<T, S>::Runner& runner_;
   TieredIdle idle_;
+  TraceSink* const trace_sink_;  // ExecutorConfig::trace: null unless tracing
 };
 
 }  // namespace detail

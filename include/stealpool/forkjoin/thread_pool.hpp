@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "stealpool/detail/core/wait_step.hpp"
 #include "stealpool/executor.hpp"
 #include "stealpool/executor_config.hpp"
 #include "stealpool/forkjoin/jobs.hpp"
@@ -112,21 +113,17 @@ namespace detail {
 
 // After `a`, takes the pushed job b back: jobs above it were pushed by `a` and
 // left for us (a TaskGroup spawn): run them. An empty deque means b was stolen:
-// help until it is done.
+// help until it is done. The policy is core/wait_step.hpp's, shared with the
+// simulator.
 template <class StackJobB>
 void take_back(PoolWorker& w, StackJobB& job_b) {
+  Job* const pushed = &job_b;
   for (;;) {
-    std::optional<Job*> top = w.pop_local();
-    if (!top) {
-      w.wait_until(job_b.latch());
-      return;
+    switch (take_back_step(w, pushed)) {
+      case TakeBack::popped_back: job_b.run_inline(); return;
+      case TakeBack::ran_other: break;
+      case TakeBack::stolen: w.wait_until(job_b.latch()); return;
     }
-    if (*top == &job_b) {
-      w.ran_inline();
-      job_b.run_inline();
-      return;
-    }
-    w.run_popped(*top);
   }
 }
 

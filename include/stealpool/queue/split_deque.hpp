@@ -11,7 +11,9 @@
 //       from here       as on a plain array
 //
 // Who may call what:
-//   push, pop, capacity           the owner thread only
+//   push, pop, publish_requested,
+//   capacity, size_hint,
+//   public_size_hint              the owner thread only
 //   steal                         any thread
 //   empty_hint                    any thread; "no public item", a racy snapshot
 //
@@ -155,6 +157,14 @@ class SplitDeque {
   bool empty_hint() const noexcept {
     // relaxed: a snapshot; the sleep protocol orders these loads with its own fences.
     return thief_.top.load(std::memory_order::relaxed) >= split_pub_.value.load(std::memory_order::relaxed);
+  }
+
+  // Owner only: how many items are public (a snapshot: thieves may be taking
+  // them). After a publish the owner wakes that many sleepers, as a batch spawn
+  // does (ExecutorWorker::wake_for_published).
+  std::size_t public_size_hint() const noexcept {
+    const Index t = thief_.top.load(std::memory_order::relaxed);  // a hint, like size_hint's
+    return split_ > t ? static_cast<std::size_t>(split_ - t) : 0;
   }
 
   // Owner only: items held, public and private (public ones may be being stolen).

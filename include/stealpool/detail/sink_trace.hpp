@@ -1,0 +1,47 @@
+// stealpool/detail/sink_trace.hpp: the trace hooks of core/ (worker_step,
+// pop_task, wait_step; see NoopTrace in core/worker_step.hpp) forwarded to the
+// user's TraceSink (stealpool/trace.hpp), if ExecutorConfig::trace set one.
+// Off, every hook is a test of a pointer the worker already holds, never taken.
+#pragma once
+
+#include <cstddef>
+
+#include "stealpool/detail/core/worker_step.hpp"
+#include "stealpool/trace.hpp"
+
+namespace stealpool::detail {
+
+struct SinkTrace {
+  TraceSink* sink;  // null: tracing is off
+
+  void on_pop(std::size_t worker, PopSource source, std::size_t victim) noexcept {
+    if (sink != nullptr) [[unlikely]]
+      sink->on_task(worker, to_task_source(source), victim);
+  }
+  void on_steal_attempt(std::size_t, std::size_t, StealStatus) noexcept {}
+  void on_task_end(std::size_t, bool) noexcept {}
+  void on_idle(std::size_t worker, IdleKind) noexcept {
+    if (sink != nullptr) [[unlikely]]
+      sink->on_idle(worker);
+  }
+  void on_park(std::size_t worker) noexcept {
+    if (sink != nullptr) [[unlikely]]
+      sink->on_park(worker);
+  }
+  void on_unpark(std::size_t worker, bool notified) noexcept {
+    if (sink != nullptr) [[unlikely]]
+      sink->on_unpark(worker, notified);
+  }
+  void on_exit(std::size_t worker) noexcept { on_idle(worker, IdleKind::park); }
+
+  static TaskSource to_task_source(PopSource s) noexcept {
+    switch (s) {
+      case PopSource::local: return TaskSource::local;
+      case PopSource::injector: return TaskSource::injector;
+      case PopSource::steal: break;
+    }
+    return TaskSource::steal;
+  }
+};
+
+}  // namespace stealpool::detail
