@@ -3,18 +3,22 @@
 # so should you before you push. It installs what it needs on a fresh Debian 12
 # machine (as root), then runs these phases, each in its own build directory:
 #
-#   release  g++ Release, -Werror (build/release): every test but the `stress`
-#            label in parallel, then the `stress` tests one at a time (they need
-#            both cores)
-#   tsan     g++ ThreadSanitizer (build/tsan): tests labelled `concurrency`,
-#            STEALPOOL_STRESS_SCALE=20
-#   asan     clang++ AddressSanitizer + UndefinedBehaviorSanitizer (build/asan):
-#            every test, STEALPOOL_STRESS_SCALE=10
-#   clang    clang++ Release, -Werror (build/clang): compiles everything, runs
-#            nothing (the warning check for clang; g++'s is the release phase)
-#   package  installs build/release into a temporary prefix and builds and runs
-#            tests/package/consumer against it twice: with CMake's
-#            find_package(stealpool) and with pkg-config
+#   release     g++ Release, -Werror (build/release): every test but the `stress`
+#               label in parallel, then the `stress` tests one at a time (they
+#               need both cores)
+#   tsan        g++ ThreadSanitizer (build/tsan): tests labelled `concurrency`,
+#               STEALPOOL_STRESS_SCALE=20
+#   tsan-clang  the same with clang++ (build/tsan-clang)
+#   asan        clang++ AddressSanitizer + UndefinedBehaviorSanitizer
+#               (build/asan): every test, STEALPOOL_STRESS_SCALE=10
+#   asan-gcc    the same with g++ (build/asan-gcc)
+#   clang       clang++ Release, -Werror (build/clang): compiles everything, runs
+#               nothing (the warning check for clang; g++'s is the release phase)
+#   package     installs build/release into a temporary prefix and builds and
+#               runs tests/package/consumer against it twice: with CMake's
+#               find_package(stealpool) and with pkg-config
+# The sanitizer phases instrument the library itself too (CMakeLists.txt applies
+# STEALPOOL_SANITIZE to it), not only the tests.
 #
 # Usage: ./scripts/test.sh              all phases
 #        ./scripts/test.sh --quick      the release phase only
@@ -36,7 +40,7 @@ cd "$ROOT"
 # shellcheck source=lib/deps.sh
 source "$ROOT/scripts/lib/deps.sh"
 
-ALL_PHASES=(release tsan asan clang package)
+ALL_PHASES=(release tsan tsan-clang asan asan-gcc clang package)
 JOBS="${JOBS:-$(nproc)}"
 TEST_TIMEOUT="${STEALPOOL_TEST_TIMEOUT:-300}"
 
@@ -117,24 +121,31 @@ phase_release() {
   run_tests_then_stress build/release
 }
 
-phase_tsan() {
+# tsan_with <build dir> <c++ compiler>
+tsan_with() {
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
   export STEALPOOL_STRESS_SCALE=20
   use_sanitizer_wrapper
-  configure_and_build build/tsan g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  configure_and_build "$1" "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSTEALPOOL_SANITIZE=thread -DSTEALPOOL_BUILD_BENCH=OFF
-  run_tests_then_stress build/tsan -L concurrency
+  run_tests_then_stress "$1" -L concurrency
 }
 
-phase_asan() {
+# asan_with <build dir> <c++ compiler>
+asan_with() {
   export ASAN_OPTIONS="detect_stack_use_after_return=1:detect_leaks=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   export STEALPOOL_STRESS_SCALE=10
   use_sanitizer_wrapper
-  configure_and_build build/asan clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  configure_and_build "$1" "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSTEALPOOL_SANITIZE=address -DSTEALPOOL_BUILD_BENCH=OFF
-  run_tests_then_stress build/asan
+  run_tests_then_stress "$1"
 }
+
+phase_tsan() { tsan_with build/tsan g++; }
+phase_tsan_clang() { tsan_with build/tsan-clang clang++; }
+phase_asan() { asan_with build/asan clang++; }
+phase_asan_gcc() { asan_with build/asan-gcc g++; }
 
 phase_clang() {
   configure_and_build build/clang clang++ -DCMAKE_BUILD_TYPE=Release -DSTEALPOOL_WERROR=ON
@@ -188,7 +199,7 @@ for p in "${phases[@]}"; do
   header "phase $p"
   start=$SECONDS
   set +e
-  ( set -euo pipefail; "phase_$p" )
+  ( set -euo pipefail; "phase_${p//-/_}" )
   rc=$?
   set -e
   seconds[$p]=$((SECONDS - start))
@@ -204,8 +215,8 @@ done
 header "summary"
 for p in "${phases[@]}"; do
   [[ -n "${status[$p]:-}" ]] || continue
-  printf '  %-8s %-16s %5d s\n' "$p" "${status[$p]}" "${seconds[$p]}"
+  printf '  %-10s %-16s %5d s\n' "$p" "${status[$p]}" "${seconds[$p]}"
 done
-printf '  %-8s %-16s %5d s\n' total "" $((SECONDS - total_start))
+printf '  %-10s %-16s %5d s\n' total "" $((SECONDS - total_start))
 echo "phases: $passed passed, $failed failed"
 ((failed == 0))

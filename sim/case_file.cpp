@@ -66,11 +66,12 @@ class Parser {
       if (!lines[i].empty()) parse_line(lines[i]);
     }
     if (c_.workers == 0 || c_.workers > 64) fail("workers must be 1..64");
+    check_pool_kind();
     if (c_.producers.empty()) fail("no external events: nothing would ever run");
     // A case with neither join nor shutdown ends with a join by producer 0.
     bool ends = false;
     for (const auto& events : c_.producers)
-      for (const Event& e : events) ends = ends || e.kind != Event::Kind::external;
+      for (const Event& e : events) ends = ends || e.kind == Event::Kind::join || e.kind == Event::Kind::shutdown;
     if (!ends) c_.producers[0].push_back(Event{Event::Kind::join, 0, 0, false, 0, lines.size()});
     return std::move(c_);
   }
@@ -78,6 +79,49 @@ class Parser {
  private:
   [[noreturn]] void fail(const std::string& what) const {
     throw std::runtime_error(c_.path + ":" + std::to_string(line_) + ": " + what);
+  }
+
+  // Ops and events that exist for one kind of pool only.
+  void check_pool_kind() {
+    for (const Program& p : c_.programs)
+      for (const Op& op : p.ops) {
+        const bool fj_only = op.kind == Op::Kind::join || op.kind == Op::Kind::work;
+        const bool exec_only = op.kind == Op::Kind::throw_error || op.kind == Op::Kind::yield;
+        if (fj_only && !c_.forkjoin) fail_at(0, "task " + p.name + ": join and work need `pool forkjoin`");
+        if (exec_only && c_.forkjoin)
+          fail_at(0, "task " + p.name + ": throw and yield are for executor pools (a fork-join job keeps "
+                     "its exception for its joiner)");
+      }
+    for (const auto& events : c_.producers)
+      for (const Event& e : events) {
+        if (e.kind == Event::Kind::run && !c_.forkjoin) fail_at(e.line, "run needs `pool forkjoin`");
+        if (e.kind == Event::Kind::shutdown && c_.forkjoin)
+          fail_at(e.line, "a ThreadPool has no shutdown(); use join");
+      }
+  }
+
+  [[noreturn]] void fail_at(std::size_t line, const std::string& what) {
+    line_ = line;
+    fail(what);
+  }
+
+  // NAME[+K][*N]: a task, the depth it adds (K, default 1) and how many (N).
+  struct ChildRef {
+    std::uint32_t program, depth_step;
+    std::uint64_t count;
+  };
+  ChildRef child(const std::string& token) const {
+    std::string name = token;
+    std::uint64_t count = 1, step = 1;
+    if (const auto star = name.find('*'); star != std::string::npos) {
+      count = number(name.substr(star + 1));
+      name.resize(star);
+    }
+    if (const auto plus = name.find('+'); plus != std::string::npos) {
+      step = number(name.substr(plus + 1));
+      name.resize(plus);
+    }
+    return {program(name), static_cast<std::uint32_t>(step), count};
   }
 
   std::uint64_t number(const std::string& s) const {
@@ -104,7 +148,11 @@ class Parser {
       if (w.size() != 2) fail(k + " takes one number");
       return number(w[1]);
     };
-    if (k == "workers") c_.workers = one();
+    if (k == "pool") {
+      if (w.size() != 2 || (w[1] != "executor" && w[1] != "forkjoin")) fail("expected: pool executor|forkjoin");
+      c_.forkjoin = w[1] == "forkjoin";
+    } else if (k == "capacity") c_.deque_capacity = one();
+    else if (k == "workers") c_.workers = one();
     else if (k == "steal_tries") c_.steal_tries = static_cast<std::uint32_t>(one());
     else if (k == "spin_iters") c_.spin_iters = static_cast<std::uint32_t>(one());
     else if (k == "stale_reads") c_.stale_reads = static_cast<std::uint32_t>(one());
@@ -112,7 +160,7 @@ class Parser {
     else if (k == "liveness_bound") c_.liveness_bound = one();
     else if (k == "max_steps") c_.max_steps = one();
     else if (k == "task") parse_task(line);
-    else if (k == "external" || k == "join" || k == "shutdown") parse_event(w);
+    else if (k == "external" || k == "join" || k == "shutdown" || k == "run") parse_event(w);
     else if (k == "expect") parse_expect(w);
     else fail("unknown directive " + k);
   }
@@ -131,20 +179,31 @@ class Parser {
       if (w.empty()) continue;
       if (w[0] == "complete") continue;  // the default end of every program
       if (w[0] == "throw" || w[0] == "yield") {
-        p.ops.push_back(Op{w[0] == "throw" ? Op::Kind::throw_error : Op::Kind::yield, {}});
+        p.ops.push_back(Op{w[0] == "throw" ? Op::Kind::throw_error : Op::Kind::yield, {}, {}, 0});
         continue;
       }
       Op o{};
+      if (w[0] == "work") {
+        if (w.size() != 2) fail("expected: work STEPS");
+        o.kind = Op::Kind::work;
+        o.count = static_cast<std::uint32_t>(number(w[1]));
+        if (o.count == 0) fail("work needs at least one step");
+        p.ops.push_back(std::move(o));
+        continue;
+      }
       if (w[0] == "spawn_local") o.kind = Op::Kind::spawn_local;
       else if (w[0] == "spawn_global") o.kind = Op::Kind::spawn_global;
+      else if (w[0] == "join") o.kind = Op::Kind::join;
       else fail("unknown op " + w[0]);
       for (std::size_t i = 1; i < w.size(); ++i) {
-        const auto star = w[i].find('*');
-        const std::uint32_t prog = program(w[i].substr(0, star));
-        const std::uint64_t n = star == std::string::npos ? 1 : number(w[i].substr(star + 1));
-        for (std::uint64_t j = 0; j < n; ++j) o.children.push_back(prog);
+        const ChildRef r = child(w[i]);
+        for (std::uint64_t j = 0; j < r.count; ++j) {
+          o.children.push_back(r.program);
+          o.depth_steps.push_back(r.depth_step);
+        }
       }
       if (o.children.empty()) fail(w[0] + " needs at least one task");
+      if (o.kind == Op::Kind::join && o.children.size() != 2) fail("expected: join A B (A runs inline, B is pushed)");
       p.ops.push_back(std::move(o));
     }
   }
@@ -156,7 +215,14 @@ class Parser {
     std::size_t i = 1;
     if (w[0] == "join") e.kind = Event::Kind::join;
     else if (w[0] == "shutdown") e.kind = Event::Kind::shutdown;
-    else {
+    else if (w[0] == "run") {
+      if (i >= w.size()) fail("expected: run TASK[*N]");
+      e.kind = Event::Kind::run;
+      const auto star = w[i].find('*');
+      e.program = program(w[i].substr(0, star));
+      e.count = star == std::string::npos ? 1 : static_cast<std::uint32_t>(number(w[i].substr(star + 1)));
+      ++i;
+    } else {
       e.kind = Event::Kind::external;
       if (i < w.size() && w[i] == "batch") {
         if (w.size() < 4) fail("expected: external batch N TASK");
@@ -181,8 +247,8 @@ class Parser {
     }
     if (producer >= 16) fail("producers are 0..15");
     if (c_.producers.size() <= producer) c_.producers.resize(producer + 1);
-    if (e.kind == Event::Kind::external && !e.batch) {
-      // N single spawns are N events, so other steps interleave between them.
+    if ((e.kind == Event::Kind::external && !e.batch) || e.kind == Event::Kind::run) {
+      // N single spawns (or run calls) are N events, so other steps interleave between them.
       const std::uint32_t n = e.count;
       e.count = 1;
       for (std::uint32_t j = 0; j < n; ++j) c_.producers[producer].push_back(e);

@@ -13,10 +13,16 @@
 namespace stealpool::sim {
 
 // One operation of a task program, done in order when the task runs.
+//   executor pools: spawn_local, spawn_global, throw_error, yield
+//   fork-join pools: join (children[0] runs inline, children[1] is pushed),
+//                    spawn_local (push_local, else push_global when full),
+//                    spawn_global (push_global), work (`count` steps of computing)
 struct Op {
-  enum class Kind : std::uint8_t { spawn_local, spawn_global, throw_error, yield };
+  enum class Kind : std::uint8_t { spawn_local, spawn_global, throw_error, yield, join, work };
   Kind kind;
-  std::vector<std::uint32_t> children;  // program indices, for the spawns
+  std::vector<std::uint32_t> children;     // program indices, for the spawns and join
+  std::vector<std::uint32_t> depth_steps;  // per child: its depth is the parent's + this (default 1)
+  std::uint32_t count = 0;                 // work: steps
 };
 
 struct Program {
@@ -27,7 +33,8 @@ struct Program {
 
 // An event of an external producer (a thread outside the pool).
 struct Event {
-  enum class Kind : std::uint8_t { external, join, shutdown };
+  // run: ThreadPool::run from a plain thread: inject a job, block until it is done.
+  enum class Kind : std::uint8_t { external, join, shutdown, run };
   Kind kind;
   std::uint32_t program = 0;  // external: what to spawn
   std::uint32_t count = 0;    // external: how many
@@ -45,6 +52,8 @@ struct Expected {
 
 struct Case {
   std::string path;
+  bool forkjoin = false;  // `pool forkjoin`: split deques, join frames, run() events
+  std::size_t deque_capacity = 8192;  // fork-join: SplitDeque's capacity (kDefaultCapacity)
   std::size_t workers = 2;
   std::uint32_t steal_tries = 2;
   std::uint32_t spin_iters = 2;

@@ -10,9 +10,14 @@
 // replays it exactly. Every event goes to a trace (hashed always, kept when
 // asked). The invariants of sim/README.md are checked after every step.
 //
+// Fork-join pools (`pool forkjoin`) run the same way over split deques, with
+// each worker's jobs as a stack of frames stepped through join, take-back
+// (core/wait_step.hpp's take_back_step) and helping waits (wait_step) that
+// sleep on the job's latch.
+//
 // Not modelled: weak memory (tests/model/ checks that with Relacy), park
 // timeouts (parks here last until a wake-up: a lost wake-up is never hidden by
-// a timeout), fork-join split deques.
+// a timeout), isolated waits and TaskGroup counters.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +36,11 @@ enum class Mutant : std::uint8_t {
   skip_settle,  // a worker parks without settling its ledger
   double_run,   // a steal copies the task instead of taking it
   no_hoard,     // spawn_local never runs the wake-on-hoard rule
+  // fork-join
+  no_publish,       // a split deque never publishes on a thief's request
+  join_no_wait,     // a job's latch reads as set at once: a join returns without waiting
+  latch_no_unpark,  // setting a latch never unparks the joiner sleeping on it
+  wake_one,         // a publish wakes one sleeper, however many items it made public
 };
 
 struct TraceRecord {
@@ -38,6 +48,27 @@ struct TraceRecord {
   std::uint8_t kind;  // TraceKind in simulator.cpp
   std::uint32_t worker;
   std::uint64_t a, b;
+};
+
+// What a fork-join run exercised (zero for executor pools).
+struct ForkJoinCounts {
+  std::uint64_t popped_back = 0;    // joins whose pushed job came back and ran inline
+  std::uint64_t ran_other = 0;      // jobs a joiner popped above its own and ran (take_back)
+  std::uint64_t stolen = 0;         // joins whose pushed job was stolen (the joiner waited)
+  std::uint64_t full = 0;           // joins that found the deque full (both branches inline)
+  std::uint64_t latch_parks = 0;    // parks of a waiter on its latch
+  std::uint64_t latch_unparks = 0;  // ... ended by the latch's setter
+  std::uint64_t publishes = 0;      // publishes on a thief's request
+  ForkJoinCounts& operator+=(const ForkJoinCounts& o) {
+    popped_back += o.popped_back;
+    ran_other += o.ran_other;
+    stolen += o.stolen;
+    full += o.full;
+    latch_parks += o.latch_parks;
+    latch_unparks += o.latch_unparks;
+    publishes += o.publishes;
+    return *this;
+  }
 };
 
 struct RunResult {
@@ -48,6 +79,7 @@ struct RunResult {
   std::uint64_t executed = 0, dropped = 0, rejected = 0, accepted = 0;
   bool error = false;
   WorkerMetrics metrics;  // summed over the workers: shows what a case exercised
+  ForkJoinCounts forkjoin;
   std::vector<TraceRecord> trace;  // only when asked for
 };
 

@@ -64,6 +64,15 @@ inline std::size_t scaled(std::size_t n, std::size_t at_least = 1) {
   return v < at_least ? at_least : v;
 }
 
+// splitmix64's finaliser: a bijection on 64-bit words, a cheap good hash.
+inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 // Aborts the process with `what` if it is still alive after `limit`: a lost
 // wake-up or a termination bug then fails loudly instead of hanging CI.
 class Watchdog {
