@@ -78,7 +78,7 @@ std::uint64_t uts_sp_group(const UtsTree& tree, const UtsNode& node) {
 
 class StealpoolRuntime final : public Runtime {
  public:
-  StealpoolRuntime(std::size_t workers, bool uts_group) : pool_(workers), uts_group_(uts_group) {}
+  StealpoolRuntime(const stealpool::ExecutorConfig& config, bool uts_group) : pool_(config), uts_group_(uts_group) {}
 
   std::uint64_t fib(int n) override {
     return pool_.run([n] { return fib_sp(n); });
@@ -101,7 +101,13 @@ class StealpoolRuntime final : public Runtime {
 }  // namespace
 
 std::unique_ptr<Runtime> make_stealpool_runtime(std::size_t workers, bool uts_group) {
-  return std::make_unique<StealpoolRuntime>(workers, uts_group);
+  stealpool::ExecutorConfig config;
+  config.workers = workers;
+  return make_stealpool_runtime(config, uts_group);
+}
+
+std::unique_ptr<Runtime> make_stealpool_runtime(const stealpool::ExecutorConfig& config, bool uts_group) {
+  return std::make_unique<StealpoolRuntime>(config, uts_group);
 }
 
 }  // namespace stealbench::fj

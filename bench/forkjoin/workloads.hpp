@@ -18,6 +18,11 @@
 
 #include "uts.hpp"
 
+// Only declared: the OpenMP and oneTBB peers are built without stealpool.
+namespace stealpool {
+struct ExecutorConfig;
+}
+
 namespace stealbench::fj {
 
 // --- fib ------------------------------------------------------------------------------
@@ -120,6 +125,8 @@ class Runtime {
 // uts_task_group: UTS with a TaskGroup per node instead of the default recursive join
 // over the children (both measured; see peer_stealpool.cpp).
 std::unique_ptr<Runtime> make_stealpool_runtime(std::size_t workers, bool uts_task_group);
+// The same with every knob of the pool (stealbench --trace sets config.trace).
+std::unique_ptr<Runtime> make_stealpool_runtime(const stealpool::ExecutorConfig& config, bool uts_task_group);
 std::unique_ptr<Runtime> make_tbb_runtime(std::size_t workers);
 std::unique_ptr<Runtime> make_omp_runtime(std::size_t workers);
 

@@ -3,7 +3,7 @@
 // the standard work-stealing workloads, in one run of one process.
 //
 //   stealbench [--workers 1,2] [--reps R] [--only SUBSTR] [--quick] [--full]
-//              [--fib N,M] [--json FILE] [--svg FILE] [--list]
+//              [--fib N,M] [--json FILE] [--svg FILE] [--trace FILE] [--list]
 //
 //   --workers  worker counts to measure (default: 1 and all available CPUs)
 //   --reps     repetitions per row (default: each suite's own, 3 to 7)
@@ -16,6 +16,8 @@
 //   --fib      the fib(n) workloads (default 32)
 //   --json     every figure, the machine and the command, as JSON
 //   --svg      a chart of the medians and of the speedups (see report.hpp)
+//   --trace    also a Chrome/Perfetto trace of one traced run of the fork-join
+//              workloads (trace_run.cpp); with --only trace, only that
 //   --list     print the keys of the rows that would run, and exit
 //
 // Exit status: 0 done, 1 a wrong result (the run stops there), 2 bad arguments.
@@ -32,6 +34,7 @@
 #include "report.hpp"
 #include "stealpool/cpu_count.hpp"
 #include "suites.hpp"
+#include "trace_run.hpp"
 
 namespace stealbench {
 
@@ -49,14 +52,14 @@ namespace {
 
 struct Options {
   Config config;
-  std::string json, svg;
+  std::string json, svg, trace;
   bool list = false;
 };
 
 [[noreturn]] void usage(int status) {
   std::fprintf(status ? stderr : stdout,
                "usage: stealbench [--workers 1,2] [--reps R] [--only SUBSTR] [--quick] [--full]\n"
-               "                  [--fib N,M] [--json FILE] [--svg FILE] [--list]\n");
+               "                  [--fib N,M] [--json FILE] [--svg FILE] [--trace FILE] [--list]\n");
   std::exit(status);
 }
 
@@ -93,6 +96,8 @@ Options parse(int argc, char** argv) {
       o.json = option_value(argc, argv, i, "--json");
     } else if (a == "--svg") {
       o.svg = option_value(argc, argv, i, "--svg");
+    } else if (a == "--trace") {
+      o.trace = option_value(argc, argv, i, "--trace");
     } else if (a == "--list") {
       o.list = true;
     } else if (a == "-h" || a == "--help") {
@@ -117,10 +122,10 @@ Suite build(const std::string& name, const Config& c) {
   return builders.at(name)(c);
 }
 
-// --only naming another suite exactly: this one need not even be built.
+// --only naming another suite exactly (or "trace"): this one need not even be built.
 bool excluded(const std::string& suite, const Config& c) {
   const auto& names = suite_names();
-  return c.only != suite && std::find(names.begin(), names.end(), c.only) != names.end();
+  return c.only != suite && (c.only == "trace" || std::find(names.begin(), names.end(), c.only) != names.end());
 }
 
 }  // namespace
@@ -163,6 +168,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (o.list) return 0;
+  if (!o.trace.empty()) {
+    try {
+      write_trace(o.trace, o.config);
+    } catch (const WrongResult& e) {
+      std::fprintf(stderr, "\nWRONG RESULT: %s\n", e.what());
+      return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "stealbench: %s\n", e.what());
+      return 2;
+    }
+    if (o.config.only == "trace") return 0;
+  }
   if (done.empty()) {
     std::fprintf(stderr, "stealbench: --only '%s' matches no row (try --list)\n", o.config.only.c_str());
     return 2;
