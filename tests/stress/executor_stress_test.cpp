@@ -44,11 +44,7 @@ TEST_P(TenMillionTasks, RecursiveRunExecutesEveryTaskExactlyOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, TenMillionTasks, ::testing::Values(1, 2, 8, 32),
-                         [](const auto& info) {
-                           std::string name = "W";
-                           name += std::to_string(info.param);
-                           return name;
-                         });
+                         [](const auto& info) { return sptest::worker_count_name(info.param); });
 
 class HundredMillionTasks : public ::testing::TestWithParam<std::size_t> {};
 
@@ -76,11 +72,7 @@ TEST_P(HundredMillionTasks, TinyTasksWithStealAndInjectorChurnRunExactlyOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, HundredMillionTasks, ::testing::Values(1, 2, 8, 32),
-                         [](const auto& info) {
-                           std::string name = "W";
-                           name += std::to_string(info.param);
-                           return name;
-                         });
+                         [](const auto& info) { return sptest::worker_count_name(info.param); });
 
 TEST(ExecutorStress, SpawnRacingJoinNeverLosesOrDuplicatesATask) {
   sptest::Watchdog dog("ExecutorStress.SpawnRacingJoin", 600s);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "stealpool/forkjoin.hpp"
+#include "test_support.hpp"
 
 namespace sptest {
 
@@ -24,13 +25,6 @@ inline stealpool::PoolOptions unpinned(std::size_t workers) {
   stealpool::PoolOptions o = stealpool::PoolOptions::with_workers(workers);
   o.config.pin_threads = false;
   return o;
-}
-
-// "W<n>": a test-name suffix (built with +=: g++ 12's -Wrestrict misfires on "W" + string).
-inline std::string worker_count_name(std::size_t n) {
-  std::string name = "W";
-  name += std::to_string(n);
-  return name;
 }
 
 inline long fib_serial(int n) {

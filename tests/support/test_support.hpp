@@ -24,6 +24,13 @@
 
 namespace sptest {
 
+// "W<n>": a test-name suffix (built with +=: g++ 12's -Wrestrict misfires on "W" + string).
+inline std::string worker_count_name(std::size_t n) {
+  std::string name = "W";
+  name += std::to_string(n);
+  return name;
+}
+
 // A test config: `workers` threads, never pinned (pinning has its own test).
 inline stealpool::ExecutorConfig config_with(std::size_t workers) {
   stealpool::ExecutorConfig cfg;

@@ -52,11 +52,7 @@ TEST_P(RecursiveTree, RunsEveryTaskExactlyOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, RecursiveTree, ::testing::Values(1, 2, 8, 32),
-                         [](const auto& info) {
-                           std::string name = "W";
-                           name += std::to_string(info.param);
-                           return name;
-                         });
+                         [](const auto& info) { return sptest::worker_count_name(info.param); });
 
 // [invariant 2] Spawns from a running task are accepted while join() drains, and
 // join() returns only after those children (local and global) have run.
