@@ -73,6 +73,15 @@ void TraceRecorder::write_chrome_json(std::ostream& out, const char* name) const
   out << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   out << "{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", \"args\": {\"name\": \"" << name << "\"}}";
   for (std::size_t w = 0; w < lanes_.size(); ++w) {
+    // One event of worker w: `what` is "X" (a slice, dur set) or "i" (an instant).
+    auto event = [&](const char* what, const char* event_name, std::int64_t ts, std::int64_t dur,
+                     const std::string& args) {
+      out << ",\n{\"ph\": \"" << what << "\", " << (what[0] == 'i' ? "\"s\": \"t\", " : "") << "\"pid\": 1, \"tid\": "
+          << w << ", \"name\": \"" << event_name << "\", \"ts\": " << us(ts);
+      if (dur >= 0) out << ", \"dur\": " << us(dur);
+      if (!args.empty()) out << ", \"args\": {" << args << "}";
+      out << "}";
+    };
     out << ",\n{\"ph\": \"M\", \"pid\": 1, \"tid\": " << w << ", \"name\": \"thread_name\", \"args\": {\"name\": \"worker "
         << w << "\"}}";
     const std::vector<Event>& ev = lanes_[w].events;
@@ -81,29 +90,21 @@ void TraceRecorder::write_chrome_json(std::ostream& out, const char* name) const
       switch (e.kind) {
         case Kind::run_begin: run_start = e.ns; break;
         case Kind::run_end:
-          if (run_start >= 0)
-            out << ",\n{\"ph\": \"X\", \"pid\": 1, \"tid\": " << w << ", \"name\": \"run\", \"ts\": " << us(run_start)
-                << ", \"dur\": " << us(e.ns - run_start) << ", \"args\": {\"tasks\": " << e.arg << "}}";
+          if (run_start >= 0) event("X", "run", run_start, e.ns - run_start, "\"tasks\": " + std::to_string(e.arg));
           run_start = -1;
           break;
-        case Kind::steal:
-          out << ",\n{\"ph\": \"i\", \"s\": \"t\", \"pid\": 1, \"tid\": " << w << ", \"name\": \"steal\", \"ts\": "
-              << us(e.ns) << ", \"args\": {\"victim\": " << e.arg << "}}";
-          break;
+        case Kind::steal: event("i", "steal", e.ns, -1, "\"victim\": " + std::to_string(e.arg)); break;
         case Kind::park: park_start = e.ns; break;
         case Kind::unpark_notified:
         case Kind::unpark_timeout:
           if (park_start >= 0)
-            out << ",\n{\"ph\": \"X\", \"pid\": 1, \"tid\": " << w << ", \"name\": \"sleep\", \"ts\": " << us(park_start)
-                << ", \"dur\": " << us(e.ns - park_start) << ", \"args\": {\"woken_by\": \""
-                << (e.kind == Kind::unpark_notified ? "notify" : "timeout") << "\"}}";
+            event("X", "sleep", park_start, e.ns - park_start,
+                  e.kind == Kind::unpark_notified ? "\"woken_by\": \"notify\"" : "\"woken_by\": \"timeout\"");
           park_start = -1;
           break;
       }
     }
-    if (run_start >= 0 && !ev.empty())  // still running at the last event
-      out << ",\n{\"ph\": \"X\", \"pid\": 1, \"tid\": " << w << ", \"name\": \"run\", \"ts\": " << us(run_start)
-          << ", \"dur\": " << us(ev.back().ns - run_start) << "}";
+    if (run_start >= 0 && !ev.empty()) event("X", "run", run_start, ev.back().ns - run_start, "");  // still running
   }
   out << "\n]}\n";
 }

@@ -16,10 +16,10 @@ double Row::median() const {
 double Row::min() const { return samples.empty() ? 0.0 : *std::min_element(samples.begin(), samples.end()); }
 double Row::max() const { return samples.empty() ? 0.0 : *std::max_element(samples.begin(), samples.end()); }
 
-std::string Suite::key(const Row& r) const {
+std::string row_key(const std::string& suite, const Row& r) {
   // Appends only: g++ 12 -O3 warns falsely (-Wrestrict, GCC bug 105329) on
   // chains of operator+ starting from a short literal.
-  std::string k = name;
+  std::string k = suite;
   for (const std::string* part : {&r.workload, &r.runtime, &r.variant}) {
     if (part->empty()) continue;
     k += '/';
@@ -30,6 +30,21 @@ std::string Suite::key(const Row& r) const {
     k += std::to_string(r.workers);
   }
   return k;
+}
+
+std::vector<std::string> Suite::workloads() const {
+  std::vector<std::string> out;
+  for (const Row& r : rows)
+    if (std::find(out.begin(), out.end(), r.workload) == out.end()) out.push_back(r.workload);
+  return out;
+}
+
+std::vector<std::size_t> Suite::worker_counts() const {
+  std::vector<std::size_t> out;
+  for (const Row& r : rows) out.push_back(r.workers);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 const Row* Suite::serial_row(const std::string& workload) const {
@@ -48,10 +63,7 @@ const Row* Suite::best_peer(const std::string& workload, std::size_t workers) co
 }
 
 bool Config::wants(const std::string& suite, const Row& row) const {
-  if (only.empty()) return true;
-  Suite s;
-  s.name = suite;
-  return s.key(row).find(only) != std::string::npos;
+  return only.empty() || row_key(suite, row).find(only) != std::string::npos;
 }
 
 long SuiteBuilder::add(Row row) {
@@ -103,7 +115,11 @@ void run_suite(Suite& suite) {
         std::fflush(stderr);
       }
       values.assign(c.rows.size(), 0.0);
-      c.run(values);
+      try {
+        c.run(values);
+      } catch (const WrongResult& e) {
+        throw WrongResult(suite.key(suite.rows[c.rows.front()]) + ": " + e.what());
+      }
       for (std::size_t i = 0; i < c.rows.size(); ++i) suite.rows[c.rows[i]].samples.push_back(values[i]);
       ++done;
     }

@@ -9,7 +9,8 @@
 //         collects one sample per repetition.
 //   Case  one measurement: run() performs it once and writes one value into each
 //         of its rows (usually one; the wake-up case feeds its p50 and p99 rows).
-//         A case checks its own result and throws WrongResult when it is wrong.
+//         A case checks its own result and throws WrongResult when it is wrong;
+//         run_suite() adds the row's key to the message.
 // The runtimes and the data the cases use live in Suite::keep_alive, created
 // before any timing; a suite's destructor stops its runtimes, so one suite's
 // threads never run beside the next suite's.
@@ -21,10 +22,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stealbench {
@@ -57,6 +60,8 @@ struct Case {
   std::function<void(std::span<double>)> run;    // one value per row, in order
 };
 
+std::string row_key(const std::string& suite, const Row& r);
+
 struct Suite {
   std::string name;                   // "forkjoin", "loops", ...: the first part of a key
   std::string title;                  // one line for the table's heading
@@ -67,7 +72,11 @@ struct Suite {
   std::shared_ptr<void> keep_alive;   // runtimes and data the cases use
 
   // "suite/workload/runtime[/variant][/workers]": what --only matches.
-  std::string key(const Row& r) const;
+  std::string key(const Row& r) const { return row_key(name, r); }
+  // The workloads, in the order their first row was added.
+  std::vector<std::string> workloads() const;
+  // The worker counts of the rows (0 for serial), ascending.
+  std::vector<std::size_t> worker_counts() const;
   // The serial row of `workload`, or nullptr.
   const Row* serial_row(const std::string& workload) const;
   // The fastest peer row (not stealpool, not serial) of `workload` at `workers`.
@@ -105,6 +114,24 @@ class SuiteBuilder {
  private:
   Suite& suite_;
   const Config& config_;
+};
+
+// A suite's runtimes, each created on first use for a (name, workers) pair and
+// kept for the whole suite, so that thread start-up is never timed.
+template <class R>
+class RuntimeCache {
+ public:
+  using Make = std::unique_ptr<R> (*)(const std::string& name, std::size_t workers);
+  explicit RuntimeCache(Make make) : make_(make) {}
+  R& get(const std::string& name, std::size_t workers) {
+    std::unique_ptr<R>& slot = runtimes_[{name, workers}];
+    if (!slot) slot = make_(name, workers);
+    return *slot;
+  }
+
+ private:
+  Make make_;
+  std::map<std::pair<std::string, std::size_t>, std::unique_ptr<R>> runtimes_;
 };
 
 // Runs every case of `suite` reps times, interleaved, with a progress line on

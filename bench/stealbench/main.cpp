@@ -48,6 +48,13 @@ const char* omp_runtime_name() {
 #endif
 }
 
+std::vector<std::string> task_runtimes() {
+  std::vector<std::string> names{"stealpool"};
+  if (STEALBENCH_HAVE_TBB) names.push_back("oneTBB");
+  if (STEALBENCH_HAVE_OMP) names.push_back("OpenMP");
+  return names;
+}
+
 namespace {
 
 struct Options {

@@ -55,14 +55,6 @@ std::string fmt(double v) {
   return buf;
 }
 
-// The workloads of a suite in the order they first appear.
-std::vector<std::string> workloads_of(const Suite& s) {
-  std::vector<std::string> out;
-  for (const Row& r : s.rows)
-    if (std::find(out.begin(), out.end(), r.workload) == out.end()) out.push_back(r.workload);
-  return out;
-}
-
 // The rows of one workload: serial first, then by worker count, then as added.
 std::vector<const Row*> rows_of(const Suite& s, const std::string& workload) {
   std::vector<const Row*> out;
@@ -98,7 +90,7 @@ void print_suite(const Suite& s) {
   std::printf("\n== %s: %s (%d rep%s) ==\n", s.name.c_str(), s.title.c_str(), s.reps, s.reps == 1 ? "" : "s");
   std::printf("%-13s %7s  %-38s %10s %10s %10s %-12s %9s %10s\n", "workload", "workers", "runtime", "median", "min",
               "max", "unit", "speedup", "peer/ours");
-  for (const std::string& w : workloads_of(s)) {
+  for (const std::string& w : s.workloads()) {
     const Row* serial = s.serial_row(w);
     for (const Row* r : rows_of(s, w)) {
       const std::string workers = r->serial() ? "-" : std::to_string(r->workers);
@@ -120,8 +112,8 @@ void print_summary(const std::vector<Suite>& suites) {
   std::printf("%-11s %-13s %7s  %-38s %-38s %9s\n", "suite", "workload", "workers", "stealpool", "best peer",
               "peer/ours");
   for (const Suite& s : suites)
-    for (const std::string& w : workloads_of(s))
-      for (std::size_t workers = 1; workers <= 4096; ++workers) {
+    for (const std::string& w : s.workloads())
+      for (std::size_t workers : s.worker_counts()) {
         const Row* ours = nullptr;
         for (const Row& r : s.rows)
           if (r.workload == w && r.workers == workers && r.ours() && !r.samples.empty() &&

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -56,34 +57,30 @@ std::vector<Workload> workloads(const Config& c) {
   return w;
 }
 
-// The runtimes, each created once per worker count and kept for the whole suite.
+std::unique_ptr<Runtime> make_runtime(const std::string& name, std::size_t workers) {
+  if (name == "stealpool") return fj::make_stealpool_runtime(workers, false);
+  if (name == "stealpool TaskGroup") return fj::make_stealpool_runtime(workers, true);
+#if STEALBENCH_HAVE_TBB
+  if (name == "oneTBB") return fj::make_tbb_runtime(workers);
+#endif
+#if STEALBENCH_HAVE_OMP
+  if (name == "OpenMP") return fj::make_omp_runtime(workers);
+#endif
+  throw std::logic_error("forkjoin suite: no runtime '" + name + "'");
+}
+
 struct State {
   std::vector<Workload> work;
   SerialRuntime serial;
-  std::map<std::pair<std::string, std::size_t>, std::unique_ptr<Runtime>> pools;
-
-  Runtime& runtime(const std::string& name, std::size_t workers) {
-    auto& slot = pools[{name, workers}];
-    if (!slot) {
-      if (name == "stealpool") slot = fj::make_stealpool_runtime(workers, false);
-      if (name == "stealpool TaskGroup") slot = fj::make_stealpool_runtime(workers, true);
-#if STEALBENCH_HAVE_TBB
-      if (name == "oneTBB") slot = fj::make_tbb_runtime(workers);
-#endif
-#if STEALBENCH_HAVE_OMP
-      if (name == "OpenMP") slot = fj::make_omp_runtime(workers);
-#endif
-    }
-    return *slot;
-  }
+  RuntimeCache<Runtime> runtimes{make_runtime};
 };
 
-std::function<void(std::span<double>)> timed(Runtime& rt, const Workload& w, std::string who) {
-  return [&rt, &w, who = std::move(who)](std::span<double> out) {
+std::function<void(std::span<double>)> timed(Runtime& rt, const Workload& w) {
+  return [&rt, &w](std::span<double> out) {
     std::uint64_t got = 0;
     out[0] = time_ms([&] { got = run_workload(rt, w); });
     if (got != w.expected)
-      throw WrongResult(who + ": " + w.name + " = " + std::to_string(got) + ", want " + std::to_string(w.expected));
+      throw WrongResult(w.name + " = " + std::to_string(got) + ", want " + std::to_string(w.expected));
   };
 }
 
@@ -97,9 +94,6 @@ Suite forkjoin_suite(const Config& config) {
   state->work = workloads(config);
   s.keep_alive = state;
 
-  std::vector<std::string> runtimes{"stealpool"};
-  if (STEALBENCH_HAVE_TBB) runtimes.push_back("oneTBB");
-  if (STEALBENCH_HAVE_OMP) runtimes.push_back("OpenMP");
   const std::map<std::string, std::string> idiom{
       {"stealpool", "join"}, {"oneTBB", "task_group"}, {"OpenMP", "tasks"}};
 
@@ -107,21 +101,16 @@ Suite forkjoin_suite(const Config& config) {
   SuiteBuilder b(s, config);
   for (const Workload& w : state->work) {
     for (std::size_t workers : config.workers) {
-      for (const std::string& name : runtimes) {
-        const long row = b.add({w.name, name, idiom.at(name), workers, "ms", {}});
-        if (row < 0) continue;
-        b.add_case({row}, timed(state->runtime(name, workers), w, s.key(s.rows[static_cast<std::size_t>(row)])));
-      }
+      for (const std::string& name : task_runtimes())
+        if (const long row = b.add({w.name, name, idiom.at(name), workers, "ms", {}}); row >= 0)
+          b.add_case({row}, timed(state->runtimes.get(name, workers), w));
       // --full: also UTS with a TaskGroup per node and a spawn per child, the
       // peers' idiom (the default, a recursive join over the children, is faster).
-      if (config.full && w.kind == Kind::kUts) {
-        const long row = b.add({w.name, "stealpool", "TaskGroup", workers, "ms", {}});
-        if (row >= 0)
-          b.add_case({row}, timed(state->runtime("stealpool TaskGroup", workers), w,
-                                  s.key(s.rows[static_cast<std::size_t>(row)])));
-      }
+      if (config.full && w.kind == Kind::kUts)
+        if (const long row = b.add({w.name, "stealpool", "TaskGroup", workers, "ms", {}}); row >= 0)
+          b.add_case({row}, timed(state->runtimes.get("stealpool TaskGroup", workers), w));
     }
-    b.add_serial({w.name, "serial", "", 0, "ms", {}}, timed(state->serial, w, "serial"));
+    b.add_serial({w.name, "serial", "", 0, "ms", {}}, timed(state->serial, w));
   }
   s.title = "fork-join: a task per fork, no cutoff; ms per run; OpenMP is " + std::string(omp_runtime_name());
   s.notes.push_back("checked every run: fib values, nqueens counts (OEIS A000170), UTS node counts (T1 4,130,071; "

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -78,26 +79,23 @@ std::uint64_t checksum(const Workload& w) {
   return s;
 }
 
+std::unique_ptr<Runtime> make_runtime(const std::string& name, std::size_t workers) {
+  if (name == "stealpool") return loops::make_stealpool_runtime(workers);
+#if STEALBENCH_HAVE_TBB
+  if (name == "oneTBB") return loops::make_tbb_runtime(workers);
+#endif
+#if STEALBENCH_HAVE_OMP
+  if (name == "OpenMP") return loops::make_omp_runtime(workers);
+#endif
+  throw std::logic_error("loops suite: no runtime '" + name + "'");
+}
+
 struct State {
   std::vector<std::unique_ptr<Workload>> work;
   int reduce_n = 0;
   std::uint64_t reduce_expected = 0;
   SerialRuntime serial;
-  std::map<std::pair<std::string, std::size_t>, std::unique_ptr<Runtime>> pools;
-
-  Runtime& runtime(const std::string& name, std::size_t workers) {
-    auto& slot = pools[{name, workers}];
-    if (!slot) {
-      if (name == "stealpool") slot = loops::make_stealpool_runtime(workers);
-#if STEALBENCH_HAVE_TBB
-      if (name == "oneTBB") slot = loops::make_tbb_runtime(workers);
-#endif
-#if STEALBENCH_HAVE_OMP
-      if (name == "OpenMP") slot = loops::make_omp_runtime(workers);
-#endif
-    }
-    return *slot;
-  }
+  RuntimeCache<Runtime> runtimes{make_runtime};
 
   void make_workloads(const Config& c) {
     const int n = c.quick ? 2'560 : c.full ? 25'600 : 12'800;
@@ -139,22 +137,22 @@ struct State {
   }
 };
 
-std::function<void(std::span<double>)> timed_loop(Runtime& rt, std::size_t schedule, Workload& w, std::string who) {
-  return [&rt, schedule, &w, who = std::move(who)](std::span<double> out) {
+std::function<void(std::span<double>)> timed_loop(Runtime& rt, std::size_t schedule, Workload& w) {
+  return [&rt, schedule, &w](std::span<double> out) {
     std::fill(w.out.begin(), w.out.end(), 0);
     out[0] = w.scale * time_ms([&] { rt.run(w.loop, schedule); });
     const std::uint64_t got = checksum(w);
     if (got != w.expected)
-      throw WrongResult(who + ": checksum " + std::to_string(got) + ", want " + std::to_string(w.expected));
+      throw WrongResult("checksum " + std::to_string(got) + ", want " + std::to_string(w.expected));
   };
 }
 
-std::function<void(std::span<double>)> timed_reduce(Runtime& rt, const State& st, std::string who) {
-  return [&rt, &st, who = std::move(who)](std::span<double> out) {
+std::function<void(std::span<double>)> timed_reduce(Runtime& rt, const State& st) {
+  return [&rt, &st](std::span<double> out) {
     std::uint64_t got = 0;
     out[0] = time_ms([&] { got = rt.reduce(st.reduce_n); });
     if (got != st.reduce_expected)
-      throw WrongResult(who + ": sum " + std::to_string(got) + ", want " + std::to_string(st.reduce_expected));
+      throw WrongResult("sum " + std::to_string(got) + ", want " + std::to_string(st.reduce_expected));
   };
 }
 
@@ -168,33 +166,26 @@ Suite loops_suite(const Config& config) {
   state->make_workloads(config);
   s.keep_alive = state;
 
-  std::vector<std::string> runtimes{"stealpool"};
-  if (STEALBENCH_HAVE_TBB) runtimes.push_back("oneTBB");
-  if (STEALBENCH_HAVE_OMP) runtimes.push_back("OpenMP");
-
   SuiteBuilder b(s, config);
   for (auto& wp : state->work) {
     Workload& w = *wp;
     for (std::size_t workers : config.workers)
-      for (const std::string& name : runtimes) {
-        Runtime& rt = state->runtime(name, workers);
+      for (const std::string& name : task_runtimes()) {
+        Runtime& rt = state->runtimes.get(name, workers);
         const auto schedules = rt.schedules();
-        for (std::size_t i = 0; i < schedules.size(); ++i) {
-          const long row = b.add({w.loop.name, name, schedules[i], workers, w.unit, {}});
-          if (row >= 0) b.add_case({row}, timed_loop(rt, i, w, s.key(s.rows[static_cast<std::size_t>(row)])));
-        }
+        for (std::size_t i = 0; i < schedules.size(); ++i)
+          if (const long row = b.add({w.loop.name, name, schedules[i], workers, w.unit, {}}); row >= 0)
+            b.add_case({row}, timed_loop(rt, i, w));
       }
-    b.add_serial({w.loop.name, "serial", "", 0, w.unit, {}}, timed_loop(state->serial, 0, w, "serial"));
+    b.add_serial({w.loop.name, "serial", "", 0, w.unit, {}}, timed_loop(state->serial, 0, w));
   }
   const std::map<std::string, std::string> reduce_idiom{
       {"stealpool", "parallel_reduce"}, {"oneTBB", "parallel_reduce"}, {"OpenMP", "reduction static"}};
   for (std::size_t workers : config.workers)
-    for (const std::string& name : runtimes) {
-      const long row = b.add({"reduce", name, reduce_idiom.at(name), workers, "ms", {}});
-      if (row >= 0)
-        b.add_case({row}, timed_reduce(state->runtime(name, workers), *state, s.key(s.rows[static_cast<std::size_t>(row)])));
-    }
-  b.add_serial({"reduce", "serial", "", 0, "ms", {}}, timed_reduce(state->serial, *state, "serial"));
+    for (const std::string& name : task_runtimes())
+      if (const long row = b.add({"reduce", name, reduce_idiom.at(name), workers, "ms", {}}); row >= 0)
+        b.add_case({row}, timed_reduce(state->runtimes.get(name, workers), *state));
+  b.add_serial({"reduce", "serial", "", 0, "ms", {}}, timed_reduce(state->serial, *state));
 
   const Workload& first = *state->work.front();
   s.title = "parallel loops: n = " + std::to_string(first.loop.n) + " heavy indices (uniform, triangle, pareto), " +

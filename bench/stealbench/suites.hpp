@@ -32,5 +32,7 @@ inline const std::vector<std::string>& suite_names() {
 
 // The OpenMP runtime the OpenMP peers use ("libgomp", "libomp" or "not built").
 const char* omp_runtime_name();
+// "stealpool", then the task-parallel peers this build has: "oneTBB", "OpenMP".
+std::vector<std::string> task_runtimes();
 
 }  // namespace stealbench

@@ -69,19 +69,15 @@ int bars(std::ostream& o, const std::vector<Suite>& suites, int y) {
                  "lower is better)", "class=\"h\"");
   y += 22;
   for (const Suite& s : suites) {
-    std::size_t wmax = 0;
-    for (const Row& r : s.rows) wmax = std::max(wmax, r.workers);
-    std::vector<std::string> seen;
-    for (const Row& first : s.rows) {
-      if (std::find(seen.begin(), seen.end(), first.workload) != seen.end()) continue;
-      seen.push_back(first.workload);
+    const std::size_t wmax = s.worker_counts().back();
+    for (const std::string& workload : s.workloads()) {
       std::vector<const Row*> rows;
       for (const Row& r : s.rows)
-        if (r.workload == first.workload && !r.samples.empty() && (r.serial() || r.workers == wmax)) rows.push_back(&r);
+        if (r.workload == workload && !r.samples.empty() && (r.serial() || r.workers == wmax)) rows.push_back(&r);
       if (rows.empty()) continue;
       double slowest = 0;
       for (const Row* r : rows) slowest = std::max(slowest, r->median());
-      text(o, 10, y + 10, s.name + " / " + first.workload + " (W = " + std::to_string(wmax) + ")", "class=\"b\"");
+      text(o, 10, y + 10, s.name + " / " + workload + " (W = " + std::to_string(wmax) + ")", "class=\"b\"");
       y += 16;
       for (const Row* r : rows) {
         const int w = slowest > 0 ? std::max(1, static_cast<int>(kBarMaxW * r->median() / slowest)) : 1;
