@@ -1,6 +1,7 @@
 // stealpool/trace.hpp: what a worker can report about its scheduling, for
 // timelines and debugging. Off by default: ExecutorConfig::trace is null, and
-// each hook point is then one test of a worker-private pointer, never taken.
+// the worker's loops are then compiled without hooks (the choice is made once
+// per worker loop and once per fork-join wait; a park tests the pointer).
 //
 //   stealpool::TraceRecorder rec(workers);      // or any TraceSink of your own
 //   stealpool::ExecutorConfig cfg;

@@ -38,8 +38,7 @@ class WorkerCtx {
   // Pushes onto this worker's deque: the cheapest spawn (no shared RMW). Always
   // accepted, also while join() drains.
   void spawn_local(T task) {
-    ledger_.spawn();
-    deque_->push(Box::box(std::move(task)));
+    counted([&] { deque_->push(Box::box(std::move(task))); });
     ++metrics_.local_spawns;
     if (++spawns_since_wake_ >= kWakeOnHoardThreshold) {
       spawns_since_wake_ = 0;
@@ -55,8 +54,7 @@ class WorkerCtx {
 
   // Pushes onto the global injector, where any worker takes it first-come.
   void spawn_global(T task) {
-    ledger_.spawn();
-    shared_->injector.push(Box::box(std::move(task)));
+    counted([&] { shared_->injector.push(Box::box(std::move(task))); });
     ++metrics_.global_spawns;
     if (shared_->sleep.notify(1) != 0) ++metrics_.spawn_wakes;
   }
@@ -70,6 +68,22 @@ class WorkerCtx {
   friend class detail::ExecutorWorker<T, S>;
   using Shared = detail::ExecutorShared<T>;
   using Box = typename Shared::Box;
+
+  // Counts one task in the ledger, then queues it with push(). The unit comes
+  // first: a thief may run and complete the task as soon as it is queued. If
+  // push() throws (an allocation: boxing the task, growing the deque, a new
+  // injector block), nothing was queued: the unit is given back as if the task
+  // had run, so join() does not wait for a task that does not exist.
+  template <class Push>
+  void counted(Push&& push) {
+    ledger_.spawn();
+    try {
+      push();
+    } catch (...) {
+      ledger_.complete();
+      throw;
+    }
+  }
 
   WorkerCtx(std::size_t id, std::shared_ptr<Shared> shared, S scratch)
       : id_(id),

@@ -1,7 +1,9 @@
 // stealpool/detail/sink_trace.hpp: the trace hooks of core/ (worker_step,
 // pop_task, wait_step; see NoopTrace in core/worker_step.hpp) forwarded to the
 // user's TraceSink (stealpool/trace.hpp), if ExecutorConfig::trace set one.
-// Off, every hook is a test of a pointer the worker already holds, never taken.
+// The worker's loops use it only when a sink is set (ExecutorWorker::loop and
+// wait_until pick NoopTrace otherwise); sleep_on uses it around a park, where a
+// test of the pointer costs nothing next to the system call, so it is null-safe.
 #pragma once
 
 #include <cstddef>

@@ -97,14 +97,21 @@ class TaskGroup {
     // relaxed: the job is published by the queue push that follows (a release);
     // the count only has to be up before the job can finish.
     word_.fetch_add(kOne, std::memory_order::relaxed);
-    if (w != nullptr) {
-      if (!w->push_local(job)) w->push_global(job);
-      return;
+    bool queued = false;
+    try {
+      if (w != nullptr) {
+        if (!w->push_local(job)) w->push_global(job);  // may throw std::bad_alloc (a new injector block)
+        queued = true;
+      } else {
+        detail::Job* j = job;
+        queued = shared_->spawn_one(std::move(j));  // false: the pool is being destroyed
+      }
+    } catch (...) {
+      unspawn(job);
+      throw;
     }
-    detail::Job* j = job;
-    if (!shared_->spawn_one(std::move(j))) {
-      word_.fetch_sub(kOne, std::memory_order::relaxed);  // never queued
-      delete job;
+    if (!queued) {
+      unspawn(job);
       throw std::runtime_error("stealpool::TaskGroup::spawn: the pool is being destroyed");
     }
   }
@@ -125,6 +132,16 @@ class TaskGroup {
   static constexpr std::uint64_t kWaiterMask = kOne - 1;
   static constexpr std::uint64_t kExternal = kWaiterMask;
   static_assert(ExecutorConfig::kMaxWorkers < kExternal, "worker ids must fit the waiter field");
+
+  // A job spawn() counted but could not queue: uncount and free it. The count
+  // cannot reach zero here while a waiter depends on it: the spawner is either
+  // the group's owner (no wait in progress) or one of its running tasks, whose
+  // own unit is still counted. relaxed: nothing is published by taking it back.
+  template <class J>
+  void unspawn(J* job) noexcept {
+    word_.fetch_sub(kOne, std::memory_order::relaxed);
+    delete job;
+  }
 
   explicit TaskGroup(detail::PoolShared* shared) noexcept : shared_(shared) {
     // The isolation tag of this group's jobs: the isolated wait we are created
