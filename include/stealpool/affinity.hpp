@@ -30,13 +30,15 @@ class CoreAssigner {
   std::vector<int> cpus_;
 };
 
-// Whether ExecutorConfig pins by default: true on Linux, false elsewhere.
-constexpr bool default_pin_threads() noexcept {
-#if defined(__linux__)
-  return true;
-#else
-  return false;
-#endif
-}
+// Whether ExecutorConfig pins by default: false. Seed 000 pins on Linux; we
+// measured the cost of that first. A task given to an idle pool starts 3-4x
+// later when the woken worker is pinned (stealbench wake, 2 cores: p50 20-28 us
+// pinned against 5-13 us unpinned, a mutex+condvar pool 9-13 us): the kernel
+// can no longer run it on the waker's CPU and must first bring an idle CPU out
+// of its sleep. Fork-join throughput was the same either way (fib, nqueens, UTS
+// within 2%). oneTBB, OpenMP (OMP_PROC_BIND unset) and rayon do not pin by
+// default either. ExecutorConfig::pin_threads = true still pins, for users who
+// own the whole machine. docs/wakeup.md has the measurements and a trace.
+constexpr bool default_pin_threads() noexcept { return false; }
 
 }  // namespace stealpool

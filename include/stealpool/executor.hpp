@@ -113,6 +113,13 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   ~Executor() {
+    // A destructor cannot throw join()'s std::logic_error, and going on would
+    // destroy the thread that is running this very call: stop with a message
+    // that names the mistake instead of std::terminate's bare one.
+    if (body_ && detail::current_executor() == body_->shared.get())
+      detail::fatal(
+          "stealpool: an Executor or ThreadPool was destroyed from inside one of its own tasks; "
+          "destroy it from a thread that is not one of its workers");
     if (body_ && !joined_) {
       try {
         (void)join();

@@ -3,14 +3,22 @@
 //
 //   workers       worker threads                                  default 1
 //   seed          RNG seed for victim selection (runs replay)     0x853c49e6748fea9b
-//   steal_tries   random victims tried per idle round             4
-//   spin_iters    idle rounds spent spinning before yielding      200
-//   park_timeout  first park's timeout; it doubles on each empty  200 us
+//   steal_tries   random victims tried per idle round,            4
+//                 1 .. kMaxStealTries (4096)
+//   spin_iters    idle rounds spent polling (and yielding) before 200
+//                 the first park, 0 .. kMaxSpinIters (100,000).
+//                 A worker settles its task count only when it
+//                 parks, so this also bounds how long join() may
+//                 wait after the last task: about a microsecond
+//                 per round
+//   park_timeout  first park's timeout (> 0; Parker's kForever:    200 us
+//                 never time out); it doubles on each empty
 //                 park up to 64x, then workers park with no
 //                 timeout (wake-ups are never lost, so a timeout
 //                 only bounds latency, it is not needed for
 //                 correctness)
-//   pin_threads   pin worker i to the i-th allowed CPU (Linux)    true on Linux
+//   pin_threads   pin worker i to the i-th allowed CPU (Linux)    false (see
+//                 default_pin_threads() for why)
 //   trace         a TraceSink (stealpool/trace.hpp) the workers     null (off)
 //                 report to: tasks found, idle, park and wake;
 //                 not owned, must outlive the executor
@@ -34,6 +42,14 @@ struct ExecutorConfig {
   // The most workers an executor may have: worker ids index fixed arrays (the
   // sleep mask, the deque table) and steal victims are drawn from them.
   static constexpr std::size_t kMaxWorkers = 4096;
+  // Each idle round tries up to steal_tries victims before it looks at the
+  // executor's end again: more than there can be workers buys nothing and
+  // delays shutdown.
+  static constexpr std::uint32_t kMaxStealTries = 4096;
+  // A worker polls spin_iters rounds before it parks, and settles its share of
+  // the task count only then (detail/core/README.md, [LEDGER-bound]): a huge
+  // value would keep join() waiting for that long after the last task.
+  static constexpr std::uint32_t kMaxSpinIters = 100'000;
 
   std::size_t workers = 1;
   std::uint64_t seed = 0x853c49e6748fea9bull;
@@ -48,8 +64,12 @@ struct ExecutorConfig {
     if (workers > kMaxWorkers)
       throw std::invalid_argument("ExecutorConfig.workers must be <= " + std::to_string(kMaxWorkers) +
                                   " (got " + std::to_string(workers) + ")");
-    if (steal_tries == 0)
-      throw std::invalid_argument("ExecutorConfig.steal_tries must be >= 1 (got 0)");
+    if (steal_tries == 0 || steal_tries > kMaxStealTries)
+      throw std::invalid_argument("ExecutorConfig.steal_tries must be in 1.." + std::to_string(kMaxStealTries) +
+                                  " (got " + std::to_string(steal_tries) + ")");
+    if (spin_iters > kMaxSpinIters)
+      throw std::invalid_argument("ExecutorConfig.spin_iters must be in 0.." + std::to_string(kMaxSpinIters) +
+                                  " (got " + std::to_string(spin_iters) + ")");
     if (park_timeout.count() <= 0)
       throw std::invalid_argument("ExecutorConfig.park_timeout must be > 0 ns (got " +
                                   std::to_string(park_timeout.count()) + " ns)");

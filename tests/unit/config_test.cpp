@@ -26,19 +26,16 @@ std::string invalid_argument_message(Fn fn) {
   return "";
 }
 
-TEST(ExecutorConfig, DefaultsEqualTheSpecification) {
+TEST(ExecutorConfig, DefaultsEqualTheSpecificationButForPinning) {
   const sp::ExecutorConfig cfg;
   EXPECT_EQ(cfg.workers, 1u);
   EXPECT_EQ(cfg.seed, 0x853c49e6748fea9bull);
   EXPECT_EQ(cfg.steal_tries, 4u);
   EXPECT_EQ(cfg.spin_iters, 200u);
   EXPECT_EQ(cfg.park_timeout, std::chrono::microseconds(200));
-#if defined(__linux__)
-  EXPECT_TRUE(cfg.pin_threads);
-  EXPECT_TRUE(sp::default_pin_threads());
-#else
+  // Seed 000 pins on Linux; we do not by default (affinity.hpp says why).
   EXPECT_FALSE(cfg.pin_threads);
-#endif
+  EXPECT_FALSE(sp::default_pin_threads());
   EXPECT_NO_THROW(cfg.validate());
 }
 
@@ -70,6 +67,42 @@ TEST(ExecutorConfig, ZeroStealTriesIsRejectedNamingFieldAndValue) {
   const std::string msg = invalid_argument_message([&] { cfg.validate(); });
   EXPECT_NE(msg.find("steal_tries"), std::string::npos) << msg;
   EXPECT_NE(msg.find("0"), std::string::npos) << msg;
+}
+
+TEST(ExecutorConfig, StealTriesAboveTheMaximumIsRejectedNamingFieldAndValue) {
+  sp::ExecutorConfig cfg;
+  cfg.steal_tries = sp::ExecutorConfig::kMaxStealTries;
+  EXPECT_NO_THROW(cfg.validate());
+  cfg.steal_tries = UINT32_MAX;
+  const std::string msg = invalid_argument_message([&] { cfg.validate(); });
+  EXPECT_NE(msg.find("steal_tries"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(UINT32_MAX)), std::string::npos) << msg;
+}
+
+TEST(ExecutorConfig, SpinItersAboveTheMaximumIsRejectedNamingFieldAndValue) {
+  sp::ExecutorConfig cfg;
+  cfg.spin_iters = sp::ExecutorConfig::kMaxSpinIters;
+  EXPECT_NO_THROW(cfg.validate());
+  cfg.spin_iters = sp::ExecutorConfig::kMaxSpinIters + 1;
+  const std::string msg = invalid_argument_message([&] { cfg.validate(); });
+  EXPECT_NE(msg.find("spin_iters"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(sp::ExecutorConfig::kMaxSpinIters + 1)), std::string::npos) << msg;
+}
+
+// The largest values validate() accepts still let join() return promptly (the
+// issue that led to the limits: UINT32_MAX kept join() of one task waiting for
+// minutes). No timing is judged: a hang trips the test's timeout.
+TEST(ExecutorConfig, TheLargestAcceptedStealTriesAndSpinItersStillJoin) {
+  sp::ExecutorConfig cfg;
+  cfg.pin_threads = false;
+  cfg.workers = 2;
+  cfg.steal_tries = sp::ExecutorConfig::kMaxStealTries;
+  cfg.spin_iters = sp::ExecutorConfig::kMaxSpinIters;
+  int ran = 0;
+  sp::Executor<int> ex(cfg, [&](int v, auto&) { ran += v; });
+  ASSERT_TRUE(ex.spawn_external(1));
+  EXPECT_EQ(ex.join().tasks_executed, 1u);
+  EXPECT_EQ(ran, 1);
 }
 
 TEST(ExecutorConfig, NonPositiveParkTimeoutIsRejectedNamingFieldAndValue) {

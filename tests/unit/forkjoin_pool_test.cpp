@@ -316,4 +316,32 @@ TEST(ForkJoinPoolOptions, TheConstructorReturnsOnlyOnceEveryStartHookHasRun) {
   EXPECT_EQ(pool.run([] { return 7; }), 7);
 }
 
+// Destroying a pool from inside one of its own jobs cannot work (the worker
+// would have to join itself): the program stops with a message that names the
+// mistake, not std::terminate's bare "without an active exception".
+TEST(ForkJoinPoolDeathTest, DestroyingThePoolFromItsOwnJobStopsWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto* pool = new sp::ThreadPool(unpinned(2));
+        pool->run([pool] { delete pool; });
+      },
+      "destroyed from inside one of its own tasks");
+}
+
+TEST(ExecutorDeathTest, DestroyingTheExecutorFromItsOwnTaskStopsWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        sp::ExecutorConfig cfg;
+        cfg.pin_threads = false;
+        std::atomic<sp::Executor<int>*> self{nullptr};
+        auto* ex = new sp::Executor<int>(cfg, [&](int, auto&) { delete self.load(); });
+        self.store(ex);
+        (void)ex->spawn_external(1);
+        std::this_thread::sleep_for(std::chrono::seconds(30));  // the task stops the program first
+      },
+      "destroyed from inside one of its own tasks");
+}
+
 }  // namespace
