@@ -41,9 +41,7 @@ class Parser {
  public:
   explicit Parser(std::string path) { c_.path = std::move(path); }
 
-  Case run() {
-    std::ifstream in(c_.path);
-    if (!in) throw std::runtime_error("sim: cannot open case file " + c_.path);
+  Case run(std::istream& in) {
     std::vector<std::string> lines;
     for (std::string l; std::getline(in, l);) {
       const auto hash = l.find('#');
@@ -285,6 +283,15 @@ class Parser {
 
 }  // namespace
 
-Case load_case(const std::string& path) { return Parser(path).run(); }
+Case load_case(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("sim: cannot open case file " + path);
+  return Parser(path).run(in);
+}
+
+Case parse_case(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  return Parser(name).run(in);
+}
 
 }  // namespace stealpool::sim

@@ -71,5 +71,7 @@ struct Case {
 
 // Throws std::runtime_error naming the file, line and problem.
 Case load_case(const std::string& path);
+// The same from the text of a case; `name` stands for the file in messages.
+Case parse_case(const std::string& text, const std::string& name);
 
 }  // namespace stealpool::sim

@@ -72,6 +72,7 @@ bool Sim::latch_probe(Item job) const {
 
 // WorkerLatch::prepare_sleep: CAS unset -> sleeping; false if already set.
 bool Sim::latch_prepare_sleep(Item job) {
+  lines_.add(LineOp::latch_prepare);  // a CAS, also when it fails
   LatchState& l = tasks_[job].latch;
   if (l != LatchState::unset) return false;
   l = LatchState::sleeping;
@@ -82,6 +83,7 @@ bool Sim::latch_prepare_sleep(Item job) {
 // WorkerLatch::end_sleep, CAS sleeping -> unset (fails harmlessly if set).
 void Sim::end_sleep(SimWorker& w) {
   if (w.sleep_latch_ == kNoItem) return;
+  lines_.add(LineOp::latch_end_sleep);
   LatchState& l = tasks_[w.sleep_latch_].latch;
   if (l == LatchState::sleeping) l = LatchState::unset;
   w.sleep_latch_ = kNoItem;
@@ -98,12 +100,14 @@ void Sim::set_latch(Item job, std::size_t setter) {
   if (t.latch == LatchState::none) return;  // a spawned or external job: nobody waits on it
   if (t.latch == LatchState::set) fail("the latch of " + job_name(job) + " was set twice");
   if (t.waiter_is_producer) {  // ThreadLatch: the thread blocked in run() returns
+    lines_.add(LineOp::thread_latch_set);
     t.latch = LatchState::set;
     blocked_[t.waiter] = kNoItem;
     record(TraceKind::run_return, t.waiter, job);
     return;
   }
   const bool was_sleeping = t.latch == LatchState::sleeping;
+  lines_.add(LineOp::latch_set);
   t.latch = LatchState::set;  // exchange(set)
   record(TraceKind::latch_set, setter, job, was_sleeping ? 1 : 0);
   if (was_sleeping && mutant_ != Mutant::latch_no_unpark) {
@@ -119,6 +123,7 @@ void Sim::sleep_on_latch(SimWorker& w, Item job) {
   if (mutant_ != Mutant::skip_settle) settle(w);  // [LEDGER-bound]
   if (!latch_prepare_sleep(job)) return;          // already set
   w.registered_ = true;                           // SleepRegistry::announce
+  lines_.add(LineOp::announce);
   w.state_ = WorkerState::announced;
   w.sleep_latch_ = job;
   w.sleep_frame_ = w.frames_.size() - 1;
@@ -130,7 +135,7 @@ bool Sim::push_job(SimWorker& w, Item id) {
   const PushResult r = w.deque_.push(id);
   record(TraceKind::push, w.id_, id, static_cast<std::uint64_t>(r));
   if (r == PushResult::full) return false;
-  w.ledger_.spawn();
+  ledger_spawn(w);
   tasks_[id].counted = true;
   ++in_flight_;
   ++w.metrics_.local_spawns;
@@ -140,10 +145,10 @@ bool Sim::push_job(SimWorker& w, Item id) {
 
 // ExecutorWorker::push_global.
 void Sim::push_global_job(SimWorker& w, Item id) {
-  w.ledger_.spawn();
+  ledger_spawn(w);
   tasks_[id].counted = true;
   ++in_flight_;
-  injector_.push_back(id);
+  injector_.push(id);
   ++w.metrics_.global_spawns;
   record(TraceKind::spawn_global, w.id_, id);
   if (notify(1) != 0) ++w.metrics_.spawn_wakes;
@@ -285,12 +290,13 @@ void Sim::run_call(std::size_t producer, const Event& e) {
     record(TraceKind::rejected, producer, 1);
     return;
   }
+  lines_.add(LineOp::state_acquire);
   ++accepted_;
   const Item id = new_task(e.program, 0);
   tasks_[id].latch = LatchState::unset;
   tasks_[id].waiter_is_producer = true;
   tasks_[id].waiter = static_cast<std::uint32_t>(producer);
-  injector_.push_back(id);
+  injector_.push(id);
   record(TraceKind::run_call, producer, id, e.program);
   blocked_[producer] = id;
   (void)notify(1);

@@ -19,6 +19,10 @@
 // item) are decided by the scheduler's order of steps; the Relacy models in
 // tests/model/ check those races under weak memory. Capacity is enforced for the
 // split shape (push reports `full`, as SplitDeque's fixed buffer does).
+//
+// Each operation also reports the shared-line writes the real deque makes for
+// it (shared_lines.hpp): which branch of the real push, pop or steal it takes
+// is decided by the same sizes the simulated operation sees.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +30,7 @@
 #include <deque>
 #include <optional>
 
+#include "shared_lines.hpp"
 #include "stealpool/queue/split_deque.hpp"
 
 namespace stealpool::sim {
@@ -34,7 +39,8 @@ template <class Item>
 class SimDeque {
  public:
   // split: fork-join's deque; publish_on_request false is the no-publish mutant.
-  void configure(bool split, std::size_t capacity, bool publish_on_request) {
+  void configure(bool split, std::size_t capacity, bool publish_on_request, SharedWrites& lines) {
+    lines_ = &lines;
     split_ = split;
     capacity_ = capacity;
     publish_on_request_ = publish_on_request;
@@ -45,6 +51,7 @@ class SimDeque {
     if (!split_) {
       items_.push_back(it);
       ++public_;
+      lines_->add(LineOp::cl_push);
       return PushResult::kept_private;  // the typed spawn paths decide whom to wake
     }
     if (items_.size() >= capacity_) return PushResult::full;
@@ -59,7 +66,12 @@ class SimDeque {
   std::optional<Item> pop() {
     if (items_.empty()) return std::nullopt;
     const Item it = items_.back();
-    if (items_.size() == public_) --public_;  // nothing private: a reclaim (or Chase-Lev's pop)
+    if (items_.size() == public_) {  // nothing private: a reclaim (or Chase-Lev's pop)
+      // The last public item is raced for with a CAS on top.
+      if (public_ == 1) lines_->add(split_ ? LineOp::sd_reclaim_last : LineOp::cl_pop_last);
+      else lines_->add(split_ ? LineOp::sd_reclaim : LineOp::cl_pop);
+      --public_;
+    }
     items_.pop_back();
     return it;
   }
@@ -75,13 +87,17 @@ class SimDeque {
   bool has_public() const { return public_ != 0; }
   // A thief found nothing public: ask the owner to publish (split only).
   void ask() {
+    if (split_ && !request_) lines_->add(LineOp::sd_ask);  // a thief that finds it up only loads
     if (split_) request_ = true;
   }
   Item front() const { return items_.front(); }
   void take_front() {
+    lines_->add(LineOp::deque_claim);
     items_.pop_front();
     --public_;
   }
+  // A thief lost the race for top (Steal::retry): its CAS failed.
+  void lost_race() { lines_->add(LineOp::deque_claim); }
 
   // --- observers -----------------------------------------------------------
   bool empty_hint() const { return public_ == 0; }  // no public item (what work_visible() reads)
@@ -101,11 +117,13 @@ class SimDeque {
     return publish_to(public_ + (priv + 1) / 2);
   }
   PushResult publish_to(std::size_t new_public) {
+    lines_->add(LineOp::sd_publish);
     public_ = new_public;
     request_ = false;
     return PushResult::published;
   }
 
+  SharedWrites* lines_ = nullptr;
   std::deque<Item> items_;  // front: oldest (top); back: newest (head)
   std::size_t public_ = 0;  // items_[0, public_) are public
   bool request_ = false;

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "case_file.hpp"
+#include "shared_lines.hpp"
 #include "sim_deque.hpp"
+#include "sim_injector.hpp"
 #include "simulator.hpp"
 #include "stealpool/detail/core/ledger.hpp"
 #include "stealpool/detail/core/state_word.hpp"
@@ -102,10 +104,11 @@ struct SimTrace {
 // take_back_step, wait_step) runs on, as ExecutorWorker is for a thread.
 class SimWorker {
  public:
-  SimWorker(Sim& sim, std::size_t id, std::uint64_t seed, detail::StateWord<>& state, const Case& c, Mutant m)
+  SimWorker(Sim& sim, std::size_t id, std::uint64_t seed, detail::StateWord<>& state, SharedWrites& lines,
+            const Case& c, Mutant m)
       : sim_(sim), id_(id), victim_rng_(derive_worker_seed(~seed, id)), ledger_(state),
         idle_(c.spin_iters, std::chrono::milliseconds(1)) {
-    deque_.configure(c.forkjoin, c.deque_capacity, m != Mutant::no_publish);
+    deque_.configure(c.forkjoin, c.deque_capacity, m != Mutant::no_publish, lines);
   }
 
   // --- the core policy's Ctx interface ---------------------------------------
@@ -174,7 +177,8 @@ class Sim {
 
   const Case& c_;
   Mutant mutant_;
-  std::deque<Item> injector_;
+  SharedWrites lines_;  // shared-line writes so far (shared_lines.hpp); before the queues that count into it
+  SimInjector<Item> injector_{lines_};
   std::vector<std::unique_ptr<SimWorker>> workers_;
   std::vector<TaskRec> tasks_;
   bool done_ = false;
@@ -184,6 +188,8 @@ class Sim {
   Item new_task(std::uint32_t program, std::uint32_t depth, bool counted = true);
 
   // executor pools (simulator.cpp)
+  void ledger_spawn(SimWorker& w);
+  void cancel_sleep(SimWorker& w);
   void spawn_local(SimWorker& w, Item id);
   void spawn_global(SimWorker& w, Item id);
   std::size_t sleeping_hint();

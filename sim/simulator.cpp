@@ -26,7 +26,7 @@ Sim::Sim(const Case& c, std::uint64_t seed, Mutant mutant, bool keep_trace)
       liveness_bound_(c.liveness_bound != 0 ? c.liveness_bound : 64 * c.workers * c.workers + 64),
       hash_(kFnvOffset) {
   for (std::size_t i = 0; i < c.workers; ++i)
-    workers_.push_back(std::make_unique<SimWorker>(*this, i, seed, state_, c, mutant));
+    workers_.push_back(std::make_unique<SimWorker>(*this, i, seed, state_, lines_, c, mutant));
 }
 
 RunResult Sim::run() {
@@ -45,6 +45,7 @@ RunResult Sim::run() {
   r.accepted = accepted_;
   r.error = error_;
   r.forkjoin = fj_;
+  r.shared_writes = lines_;
   for (const auto& w : workers_) {
     r.metrics += w->metrics_;
     r.forkjoin.publishes += w->deque_.request_publishes();
@@ -87,13 +88,13 @@ bool Sim::run_task(SimWorker& w, Item item) {
         // continuation, counted like any local spawn); this one ends here.
         const Item cont = new_task(program, depth);
         tasks_[cont].first_op = i + 1;
-        w.ledger_.spawn();
+        ledger_spawn(w);
         spawn_local(w, cont);
         break;
       }
       for (std::size_t j = 0; j < op.children.size(); ++j) {
         const Item id = new_task(op.children[j], depth + op.depth_steps[j]);
-        w.ledger_.spawn();
+        ledger_spawn(w);
         if (op.kind == Op::Kind::spawn_local) spawn_local(w, id);
         else spawn_global(w, id);
       }
@@ -107,6 +108,21 @@ bool Sim::run_task(SimWorker& w, Item item) {
     shutdown();  // ExecutorWorker::run: record the error, stop the executor
   }
   return ok;
+}
+
+// Ledger::spawn: a shared write only when it reserves (nothing owed, no credit).
+void Sim::ledger_spawn(SimWorker& w) {
+  if (w.ledger_.held() == 0) lines_.add(LineOp::state_reserve);
+  w.ledger_.spawn();
+}
+
+// SleepRegistry::cancel after a sleep (cancelled, token, or woken): its
+// fetch_and, and the count's fetch_sub if the bit was still its own; then the
+// latch's end_sleep.
+void Sim::cancel_sleep(SimWorker& w) {
+  lines_.add(w.registered_ ? LineOp::cancel_own : LineOp::cancel_lost);
+  w.registered_ = false;
+  end_sleep(w);
 }
 
 // WorkerCtx::spawn_local, with the sleeper-count read made stale on demand.
@@ -123,7 +139,7 @@ void Sim::spawn_local(SimWorker& w, Item id) {
 }
 
 void Sim::spawn_global(SimWorker& w, Item id) {
-  injector_.push_back(id);
+  injector_.push(id);
   ++w.metrics_.global_spawns;
   record(TraceKind::spawn_global, w.id_, id);
   if (notify(1) != 0) ++w.metrics_.spawn_wakes;
@@ -136,13 +152,16 @@ std::size_t Sim::sleeping_hint() {
   return chance(c_.stale_reads) ? 0 : n;
 }
 
-// SleepRegistry::notify: wakes up to n registered sleepers, round robin.
+// SleepRegistry::notify: wakes up to n registered sleepers, round robin. With
+// none registered (or n == 0) it writes nothing: a fence and a load.
 std::size_t Sim::notify(std::size_t n) {
   std::size_t woken = 0;
   const std::size_t start = notify_cursor_++ % workers_.size();
   for (std::size_t i = 0; i < workers_.size() && woken < n; ++i) {
     SimWorker& w = *workers_[(start + i) % workers_.size()];
     if (!w.registered_) continue;
+    if (woken == 0) lines_.add(LineOp::wake_cursor);
+    lines_.add(LineOp::wake_claim);
     w.registered_ = false;
     unpark(w);
     ++woken;
@@ -154,18 +173,20 @@ std::size_t Sim::notify(std::size_t n) {
 // does what sleep_on does after park(): cancel, end_sleep on its latch, and
 // tell its idle policy it was woken.
 void Sim::unpark(SimWorker& w) {
+  lines_.add(LineOp::unpark);
   w.token_ = true;
   if (w.state_ != WorkerState::parked) return;
+  lines_.add(LineOp::park_woken);
   w.token_ = false;
-  w.registered_ = false;  // its cancel() after waking
   w.state_ = WorkerState::running;
   ++w.metrics_.unparks;
   sleeping_idle(w).on_woken(true);
-  end_sleep(w);
+  cancel_sleep(w);
   record(TraceKind::unpark, w.id_);
 }
 
 void Sim::initiate_done() {
+  lines_.add(LineOp::done_store);  // every call stores; its unpark_all is counted per worker
   if (!done_) record(TraceKind::done, 0);
   done_ = true;
   for (auto& w : workers_) unpark(*w);
@@ -180,6 +201,7 @@ void Sim::saw(detail::Terminal t, std::size_t who) {
 
 void Sim::shutdown() {
   shutdown_ = true;
+  lines_.add(LineOp::state_close);
   (void)state_.close();  // as ExecutorShared::shutdown: the close's result is not used
   initiate_done();
 }
@@ -187,7 +209,10 @@ void Sim::shutdown() {
 void Sim::settle(SimWorker& w) {
   const std::uint64_t held = w.ledger_.held();
   const detail::Terminal t = w.ledger_.settle();
-  if (held != 0) record(TraceKind::settle, w.id_, held);
+  if (held != 0) {
+    lines_.add(LineOp::state_settle);
+    record(TraceKind::settle, w.id_, held);
+  }
   saw(t, w.id_);
   if (t == detail::Terminal::yes) initiate_done();
 }
@@ -225,6 +250,7 @@ void Sim::step_worker(SimWorker& w) {
       if (mutant_ != Mutant::skip_settle) settle(w);  // [LEDGER-bound]
       if (done_) break;                                // DoneLatch::prepare_sleep
       w.registered_ = true;  // SleepRegistry::announce
+      lines_.add(LineOp::announce);
       w.state_ = WorkerState::announced;
       w.sleep_latch_ = kNoItem;
       record(TraceKind::announce, w.id_);
@@ -242,19 +268,19 @@ void Sim::step_worker(SimWorker& w) {
 void Sim::step_sleep(SimWorker& w) {
   const bool latch = w.sleep_latch_ == kNoItem ? done_ : latch_probe(w.sleep_latch_);
   if (work_visible() || latch) {
-    w.registered_ = false;  // cancel(); a token a waker sent stays for the next park
     w.state_ = WorkerState::running;
-    end_sleep(w);
+    cancel_sleep(w);  // a token a waker sent stays for the next park
     record(TraceKind::cancel, w.id_);
   } else if (w.token_) {
+    lines_.add(LineOp::park_token);
     w.token_ = false;
-    w.registered_ = false;
     w.state_ = WorkerState::running;
     ++w.metrics_.unparks;
     sleeping_idle(w).on_woken(true);
-    end_sleep(w);
+    cancel_sleep(w);
     record(TraceKind::unpark, w.id_, 1);
   } else {
+    lines_.add(LineOp::park_sleep);
     w.state_ = WorkerState::parked;
     ++w.metrics_.parks;
     if (w.sleep_latch_ != kNoItem) ++fj_.latch_parks;
@@ -271,8 +297,12 @@ void Sim::step_producer(std::size_t p) {
         record(TraceKind::rejected, p, e.count);
         return;
       }
+      lines_.add(LineOp::state_acquire);
       accepted_ += e.count;
-      for (std::uint32_t i = 0; i < e.count; ++i) injector_.push_back(new_task(e.program, 0));
+      // One push_batch for a batch (a single spawn is a batch of one).
+      std::vector<Item> batch;
+      for (std::uint32_t i = 0; i < e.count; ++i) batch.push_back(new_task(e.program, 0));
+      injector_.push_batch(batch);
       record(TraceKind::external, p, e.count, e.program);
       (void)notify(std::min<std::size_t>(e.count, workers_.size()));
       return;
@@ -283,6 +313,7 @@ void Sim::step_producer(std::size_t p) {
     case Event::Kind::join:
       record(TraceKind::join, p);
       joined_ = true;
+      lines_.add(LineOp::state_close);
       {
         const detail::Terminal t = state_.close();
         saw(t, p);
@@ -427,15 +458,12 @@ std::optional<Item> SimWorker::pop_local() {
 Steal<Item> SimWorker::steal_injector() {
   auto& inj = sim_.injector_;
   if (inj.empty()) return Steal<Item>::empty();
-  if (sim_.chance(sim_.c_.retry_percent)) return Steal<Item>::retry();
-  const Item first = inj.front();
-  inj.pop_front();
-  if (sim_.c_.forkjoin) return Steal<Item>::success(first);
-  for (int i = 1; i < 32 && !inj.empty(); ++i) {
-    (void)deque_.push(inj.front());
-    inj.pop_front();
+  if (sim_.chance(sim_.c_.retry_percent)) {
+    inj.lost_race();
+    return Steal<Item>::retry();
   }
-  return Steal<Item>::success(first);
+  const std::size_t n = sim_.c_.forkjoin ? 1 : std::min<std::size_t>(32, inj.size());
+  return Steal<Item>::success(inj.take(n, [&](Item rest) { (void)deque_.push(rest); }));
 }
 
 Steal<Item> SimWorker::steal_from(std::size_t victim) {
@@ -444,7 +472,10 @@ Steal<Item> SimWorker::steal_from(std::size_t victim) {
     d.ask();  // a split deque's thief raises `request`
     return Steal<Item>::empty();
   }
-  if (sim_.chance(sim_.c_.retry_percent)) return Steal<Item>::retry();
+  if (sim_.chance(sim_.c_.retry_percent)) {
+    d.lost_race();
+    return Steal<Item>::retry();
+  }
   const Item it = d.front();  // thieves: FIFO
   if (sim_.mutant_ != Mutant::double_run) d.take_front();
   return Steal<Item>::success(it);

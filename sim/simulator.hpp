@@ -15,6 +15,10 @@
 // (core/wait_step.hpp's take_back_step) and helping waits (wait_step) that
 // sleep on the job's latch.
 //
+// Every run also counts its writes to shared cache lines, operation by
+// operation as the real code makes them (shared_lines.hpp): a proxy for how the
+// engine scales that needs no many-core machine (sim/README.md).
+//
 // Not modelled: weak memory (tests/model/ checks that with Relacy), park
 // timeouts (parks here last until a wake-up: a lost wake-up is never hidden by
 // a timeout), isolated waits and TaskGroup counters.
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "case_file.hpp"
+#include "shared_lines.hpp"
 #include "stealpool/metrics.hpp"
 
 namespace stealpool::sim {
@@ -80,6 +85,7 @@ struct RunResult {
   bool error = false;
   WorkerMetrics metrics;  // summed over the workers: shows what a case exercised
   ForkJoinCounts forkjoin;
+  SharedWrites shared_writes;      // writes to shared cache lines (shared_lines.hpp)
   std::vector<TraceRecord> trace;  // only when asked for
 };
 
