@@ -104,9 +104,10 @@ Suite forkjoin_suite(const Config& config) {
       for (const std::string& name : task_runtimes())
         if (const long row = b.add({w.name, name, idiom.at(name), workers, "ms", {}}); row >= 0)
           b.add_case({row}, timed(state->runtimes.get(name, workers), w));
-      // --full: also UTS with a TaskGroup per node and a spawn per child, the
-      // peers' idiom (the default, a recursive join over the children, is faster).
-      if (config.full && w.kind == Kind::kUts)
+      // UTS also with a TaskGroup per node and a spawn per child, the peers'
+      // idiom (the other row, a recursive join over the children, is faster):
+      // what a user porting oneTBB code meets first.
+      if (w.kind == Kind::kUts)
         if (const long row = b.add({w.name, "stealpool", "TaskGroup", workers, "ms", {}}); row >= 0)
           b.add_case({row}, timed(state->runtimes.get("stealpool TaskGroup", workers), w));
     }

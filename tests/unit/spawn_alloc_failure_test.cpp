@@ -1,22 +1,26 @@
-// A spawn whose queueing fails to allocate (std::bad_alloc from boxing, a
-// deque growing, or a new injector block) throws to the spawner and leaves no
-// trace: the task is not counted, so join() and TaskGroup::wait() return once
-// the tasks that were queued have run, instead of waiting forever for one that
-// does not exist.
+// A spawn whose queueing fails to allocate throws std::bad_alloc to the
+// spawner and leaves no trace: the task is not counted and not queued, so
+// join() and TaskGroup::wait() return once the tasks that were accepted have
+// run, instead of waiting forever for one that does not exist.
 //
-// This binary replaces the global operator new: on a thread that arms it, an
-// allocation of 1 KiB or more fails (the task boxes and group jobs here are
-// smaller; deque buffers and injector blocks are larger).
+// This binary replaces the global operator new with one that, on a thread that
+// arms it, fails the Nth allocation. Each scenario first runs unarmed and
+// counts the allocations its spawns make (boxed tasks, deque growth, injector
+// blocks, JobArena chunks and their bookkeeping, heap jobs from outside the
+// pool), then runs again once for every N up to that count, so every
+// allocation a spawn path makes is the failing one in some run.
 //
 // Seen to fail: with WorkerCtx::counted()'s give-back removed, the executor
-// tests hang in join() (the watchdog aborts); with TaskGroup::spawn's unspawn()
-// removed, the group tests hang in wait().
+// scenarios hang in join() (the watchdog aborts); with TaskGroup::spawn's
+// unspawn() removed, the group scenarios hang in wait().
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <new>
+#include <string>
 
 #include "../support/forkjoin_workloads.hpp"
 #include "../support/test_support.hpp"
@@ -25,21 +29,35 @@
 
 namespace {
 
-thread_local bool fail_large_allocations = false;
-constexpr std::size_t kLarge = 1024;
+// The armed thread's countdown: 0 = off; otherwise the allocation that brings
+// it to 1 fails. `counted` counts the armed thread's allocations either way.
+thread_local bool counting = false;
+thread_local long countdown = 0;
+thread_local long counted = 0;
 
 void* allocate(std::size_t n, std::size_t align) {
-  if (fail_large_allocations && n >= kLarge) throw std::bad_alloc();
+  if (counting) {
+    ++counted;
+    if (countdown > 0 && --countdown == 0) throw std::bad_alloc();
+  }
   void* p = align <= alignof(std::max_align_t) ? std::malloc(n == 0 ? 1 : n)
                                                : std::aligned_alloc(align, (n + align - 1) / align * align);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }
 
-// Arms the failure on this thread for its scope.
-struct FailLargeAllocations {
-  FailLargeAllocations() { fail_large_allocations = true; }
-  ~FailLargeAllocations() { fail_large_allocations = false; }
+// Counts this thread's allocations in its scope and, with fail_at = N > 0,
+// fails the Nth.
+struct Armed {
+  explicit Armed(long fail_at) {
+    counted = 0;
+    countdown = fail_at;
+    counting = true;
+  }
+  ~Armed() {
+    counting = false;
+    countdown = 0;
+  }
 };
 
 }  // namespace
@@ -62,86 +80,144 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// What one run of a scenario saw.
+struct Outcome {
+  long spawns_accepted = 0;
+  long tasks_ran = 0;
+  long allocations = 0;  // by the spawning thread while armed
+  bool threw = false;
+};
+
+// Runs `scenario(fail_at)` unarmed to count its allocations, then once per
+// allocation with that one failing; each run must throw, and run exactly the
+// tasks it accepted.
+void fail_each_allocation(const std::string& name, const std::function<Outcome(long)>& scenario) {
+  const Outcome clean = scenario(0);
+  ASSERT_FALSE(clean.threw) << name;
+  ASSERT_EQ(clean.tasks_ran, clean.spawns_accepted) << name;
+  ASSERT_GT(clean.allocations, 0) << name << ": the spawns allocated nothing: the test would prove nothing";
+  for (long n = 1; n <= clean.allocations; ++n) {
+    const Outcome o = scenario(n);
+    ASSERT_TRUE(o.threw) << name << ": allocation " << n << " of " << clean.allocations << " did not fail a spawn";
+    ASSERT_EQ(o.tasks_ran, o.spawns_accepted) << name << ", allocation " << n << " failed";
+  }
+}
+
+// A task bigger than TaskBox's inline limit: every spawn boxes it.
+struct Boxed {
+  long payload[6] = {};
+};
+
 enum class Path { local, global };
 
-// A root task spawns children on `path` until a spawn throws std::bad_alloc;
-// every child that was accepted must run, and join() must return.
-void spawn_until_allocation_fails(Path path) {
-  sptest::Watchdog dog("SpawnAllocationFailure", 120s);
-  std::atomic<int> accepted{0}, ran{0};
-  std::atomic<bool> threw{false};
-  sp::Executor<int> ex(sptest::config_with(2), [&](int v, sp::WorkerCtx<int, sp::NoScratch>& ctx) {
-    if (v != 0) {
+// A root task of an executor spawns `count` children on `path`, armed.
+Outcome executor_spawns(Path path, int count, long fail_at) {
+  Outcome out;
+  std::atomic<long> ran{0};
+  sp::Executor<Boxed> ex(sptest::config_with(2), [&](Boxed b, sp::WorkerCtx<Boxed, sp::NoScratch>& ctx) {
+    if (b.payload[0] != 0) {
       ran.fetch_add(1);
       return;
     }
-    FailLargeAllocations armed;
-    for (int i = 0; i < 1'000'000; ++i) {
-      try {
-        if (path == Path::local) ctx.spawn_local(1);
-        else ctx.spawn_global(1);
-      } catch (const std::bad_alloc&) {
-        threw = true;
-        return;
-      }
-      accepted.fetch_add(1);
-    }
-  });
-  ASSERT_TRUE(ex.spawn_external(0));
-  const sp::MetricsSnapshot m = ex.join();
-  ASSERT_TRUE(threw.load()) << "no allocation failed: the test proved nothing";
-  EXPECT_GT(accepted.load(), 0);
-  EXPECT_EQ(ran.load(), accepted.load());
-  EXPECT_EQ(m.tasks_executed, static_cast<std::uint64_t>(accepted.load()) + 1);
-}
-
-TEST(SpawnAllocationFailure, AFailedLocalSpawnThrowsAndJoinStillReturns) { spawn_until_allocation_fails(Path::local); }
-
-TEST(SpawnAllocationFailure, AFailedGlobalSpawnThrowsAndJoinStillReturns) {
-  spawn_until_allocation_fails(Path::global);
-}
-
-TEST(SpawnAllocationFailure, AFailedGroupSpawnFromOutsideThrowsAndWaitStillReturns) {
-  sptest::Watchdog dog("AFailedGroupSpawnFromOutside", 120s);
-  sp::ThreadPool pool(sptest::unpinned(2));
-  std::atomic<int> ran{0};
-  int accepted = 0;
-  sp::TaskGroup tg(pool);
-  {
-    FailLargeAllocations armed;
+    Armed armed(fail_at);
     try {
-      for (int i = 0; i < 1'000'000; ++i, ++accepted) tg.spawn([&] { ran.fetch_add(1); });
-      FAIL() << "no allocation failed: the test proved nothing";
+      for (int i = 0; i < count; ++i) {
+        Boxed child;
+        child.payload[0] = 1;
+        if (path == Path::local) ctx.spawn_local(child);
+        else ctx.spawn_global(child);
+        ++out.spawns_accepted;
+      }
     } catch (const std::bad_alloc&) {
+      out.threw = true;
     }
-  }
-  EXPECT_EQ(tg.wait(), sp::TaskGroupStatus::complete);
-  EXPECT_GT(accepted, 0);
-  EXPECT_EQ(ran.load(), accepted);
+    out.allocations = counted;
+  });
+  EXPECT_TRUE(ex.spawn_external(Boxed{}));
+  const sp::MetricsSnapshot m = ex.join();
+  out.tasks_ran = ran.load();
+  EXPECT_EQ(m.tasks_executed, static_cast<std::uint64_t>(out.spawns_accepted) + 1);
+  return out;
 }
 
-// One worker: the spawning task's own deque fills (nobody steals), the spawns
-// overflow to the injector, and a new injector block fails to allocate.
-TEST(SpawnAllocationFailure, AFailedGroupSpawnFromAFullDequeThrowsAndWaitStillReturns) {
-  sptest::Watchdog dog("AFailedGroupSpawnFromAFullDeque", 120s);
-  sp::ThreadPool pool(sptest::unpinned(1));
-  const int accepted = pool.run([] {
-    std::atomic<int> ran{0};
-    int ok = 0;
-    sp::TaskGroup tg;
+TEST(SpawnAllocationFailure, EveryFailedAllocationOfALocalSpawnThrowsAndJoinStillReturns) {
+  sptest::Watchdog dog("SpawnAllocationFailure.Local", 240s);
+  fail_each_allocation("spawn_local", [](long n) { return executor_spawns(Path::local, 600, n); });
+}
+
+TEST(SpawnAllocationFailure, EveryFailedAllocationOfAGlobalSpawnThrowsAndJoinStillReturns) {
+  sptest::Watchdog dog("SpawnAllocationFailure.Global", 240s);
+  fail_each_allocation("spawn_global", [](long n) { return executor_spawns(Path::global, 600, n); });
+}
+
+// A thread that is not a worker spawns into a group: a heap job per spawn,
+// injector blocks.
+TEST(SpawnAllocationFailure, EveryFailedAllocationOfAGroupSpawnFromOutsideThrowsAndWaitStillReturns) {
+  sptest::Watchdog dog("SpawnAllocationFailure.GroupOutside", 240s);
+  sp::ThreadPool pool(sptest::unpinned(2));
+  fail_each_allocation("TaskGroup::spawn from outside", [&](long n) {
+    Outcome out;
+    std::atomic<long> ran{0};
+    sp::TaskGroup tg(pool);
     {
-      FailLargeAllocations armed;
+      Armed armed(n);
       try {
-        for (int i = 0; i < 1'000'000; ++i, ++ok) tg.spawn([&] { ran.fetch_add(1); });
+        for (int i = 0; i < 300; ++i, ++out.spawns_accepted) tg.spawn([&] { ran.fetch_add(1); });
       } catch (const std::bad_alloc&) {
+        out.threw = true;
       }
+      out.allocations = counted;
     }
     EXPECT_EQ(tg.wait(), sp::TaskGroupStatus::complete);
-    EXPECT_EQ(ran.load(), ok);
-    return ok;
+    out.tasks_ran = ran.load();
+    return out;
   });
-  EXPECT_GT(accepted, 8192) << "the spawns should have filled the deque before failing";
-  EXPECT_LT(accepted, 1'000'000) << "no allocation failed: the test proved nothing";
+}
+
+// One worker spawns from a job: JobArena chunks, then (nobody steals) the
+// deque fills and spawns overflow to the injector, whose blocks are allocated
+// too. The callable is too big for an arena block in the second case, so the
+// heap-job path from a worker is covered as well.
+// A new pool per run: a warm arena would make fewer allocations than the
+// unarmed run counted.
+template <std::size_t kCaptureBytes>
+void group_spawns_from_a_worker(int count) {
+  fail_each_allocation("TaskGroup::spawn on a worker, capture " + std::to_string(kCaptureBytes), [&](long n) {
+    sp::ThreadPool pool(sptest::unpinned(1));
+    return pool.run([&] {
+      Outcome out;
+      std::atomic<long> ran{0};
+      struct Capture {
+        unsigned char bytes[kCaptureBytes];
+      } capture{};
+      sp::TaskGroup tg;
+      {
+        Armed armed(n);
+        try {
+          for (int i = 0; i < count; ++i, ++out.spawns_accepted)
+            tg.spawn([&ran, capture] { ran.fetch_add(1 + capture.bytes[0]); });
+        } catch (const std::bad_alloc&) {
+          out.threw = true;
+        }
+        out.allocations = counted;
+      }
+      EXPECT_EQ(tg.wait(), sp::TaskGroupStatus::complete);
+      out.tasks_ran = ran.load();
+      return out;
+    });
+  });
+}
+
+TEST(SpawnAllocationFailure, EveryFailedAllocationOfAGroupSpawnOnAWorkerThrowsAndWaitStillReturns) {
+  sptest::Watchdog dog("SpawnAllocationFailure.GroupWorker", 240s);
+  // 8192 fill the one worker's deque; the rest go to the injector.
+  group_spawns_from_a_worker<8>(8192 + 600);
+}
+
+TEST(SpawnAllocationFailure, EveryFailedAllocationOfAnOversizedGroupSpawnThrowsAndWaitStillReturns) {
+  sptest::Watchdog dog("SpawnAllocationFailure.GroupWorkerOversized", 240s);
+  static_assert(200 > sp::detail::JobArena::kPayload, "the capture must not fit an arena block");
+  group_spawns_from_a_worker<200>(300);
 }
 
 }  // namespace

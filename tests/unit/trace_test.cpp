@@ -105,7 +105,12 @@ TEST(Trace, AForkJoinPoolReportsItsStealsAndSleeps) {
     sp::ThreadPool pool(cfg);
     for (int round = 0; round < 3; ++round) {
       EXPECT_EQ(pool.run([] { return fib(22); }), 17711);
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // long enough to park
+      // Until some worker has gone to sleep (on a loaded machine the spin and
+      // yield tiers can outlast any fixed pause), then a little longer for it
+      // to reach the park itself.
+      for (int i = 0; i < 10'000 && pool.shared().sleep.sleeping_hint() == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }  // joined: the recorder may be read
   Tally all;

@@ -143,6 +143,7 @@ class ExecutorWorker {
 
   std::size_t id() const noexcept { return ctx_.id_; }
   Shared& shared() noexcept { return shared_; }
+  S& scratch() noexcept { return ctx_.scratch(); }
 
   // The isolated wait this worker's current job runs under (nullptr: none):
   // jobs it creates inherit the tag (forkjoin/README.md, "Isolated waits").

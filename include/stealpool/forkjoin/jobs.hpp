@@ -5,21 +5,36 @@
 //                        execute() runs F, keeps the outcome and sets the latch.
 //                        When the joiner pops it back, it runs F inline and the
 //                        latch is never touched.
-// (TaskGroup's heap jobs are in task_group.hpp, next to their counter.)
+// (TaskGroup's jobs are in task_group.hpp, next to their counter; their storage,
+// a per-worker JobArena, is each pool worker's scratch, PoolScratch below.)
 #pragma once
 
+#include <memory>
 #include <utility>
 
 #include "stealpool/detail/executor_worker.hpp"
 #include "stealpool/detail/job.hpp"
 #include "stealpool/executor_config.hpp"
+#include "stealpool/forkjoin/job_arena.hpp"
 #include "stealpool/forkjoin/latch.hpp"
 
 namespace stealpool::detail {
 
+// A pool worker's scratch: the storage its TaskGroup spawns come from
+// (job_arena.hpp). Held by pointer because an arena does not move (other
+// workers return blocks to it) while worker scratch is moved into place.
+class PoolScratch {
+ public:
+  PoolScratch() : arena_(std::make_unique<JobArena>()) {}
+  JobArena& arena() noexcept { return *arena_; }
+
+ private:
+  std::unique_ptr<JobArena> arena_;
+};
+
 // The engine instance a ThreadPool is.
 using PoolShared = ExecutorShared<Job*>;
-using PoolWorker = ExecutorWorker<Job*, NoScratch>;
+using PoolWorker = ExecutorWorker<Job*, PoolScratch>;
 
 template <class F, class Latch>
 class StackJob final : public Job {

@@ -5,9 +5,13 @@
 //   for (auto& item : items) tg.spawn([&item] { process(item); });
 //   tg.wait();                                // helps run them; rethrows the first exception
 //
-// spawn(f): f is moved into a heap job (one allocation; join() needs none). On a
-//   worker of the group's pool it goes on that worker's deque, elsewhere into the
-//   pool's injector. std::runtime_error if the pool is being destroyed.
+// spawn(f): f is moved into a job. On a worker of the group's pool the job takes
+//   a block of that worker's JobArena (no allocator call once the arena has
+//   grown to the worker's peak of live jobs; callables over JobArena::kPayload
+//   bytes go to the heap) and goes on the worker's deque; elsewhere it is
+//   allocated with operator new and goes into the pool's injector.
+//   std::runtime_error if the pool is being destroyed; std::bad_alloc if memory
+//   runs out. Either way nothing was queued and the group is as before.
 // wait(): returns when every task spawned so far has finished, tasks they spawn
 //   into the group included. On a worker of the group's pool it runs jobs
 //   meanwhile: its own deque's, the injector's, other workers' (any job of the
@@ -58,14 +62,43 @@ struct ExternalWaiters {
   }
 };
 
-// A TaskGroup task: f moved onto the heap, with the group to report to.
+// The JobArena of the pool worker the calling thread is, if any.
+inline JobArena* current_arena() noexcept {
+  PoolWorker* w = PoolWorker::current();
+  return w != nullptr ? &w->scratch().arena() : nullptr;
+}
+
+// A TaskGroup task: f moved into a block of the spawning worker's JobArena (or
+// onto the heap: too big, or spawned from outside the pool), with the group to
+// report to.
 template <class F>
 class GroupJob final : public Job {
+  static_assert(alignof(F) <= JobArena::kAlign,
+                "TaskGroup::spawn: callables aligned to more than 16 bytes are not supported");
+
  public:
+  // `arena`: the spawning worker's, or nullptr. Throws std::bad_alloc (nothing
+  // allocated then) or what moving f throws (the storage is given back).
+  static GroupJob* create(F&& f, TaskGroup* group, const void* isolation_tag, JobArena* arena) {
+    constexpr bool kFits = JobArena::fits(sizeof(GroupJob), alignof(GroupJob));
+    void* mem = kFits && arena != nullptr ? arena->allocate() : JobArena::allocate_heap(sizeof(GroupJob));
+    try {
+      return ::new (mem) GroupJob(std::move(f), group, isolation_tag);
+    } catch (...) {
+      JobArena::release(mem, arena);
+      throw;
+    }
+  }
+  // `current`: the arena of the calling worker (current_arena()).
+  static void destroy(GroupJob* job, JobArena* current) noexcept {
+    job->~GroupJob();
+    JobArena::release(job, current);
+  }
+
+ private:
   GroupJob(F&& f, TaskGroup* group, const void* isolation_tag)
       : Job(&execute, isolation_tag), f_(std::move(f)), group_(group) {}
 
- private:
   static void execute(Job* job) noexcept;
   F f_;
   TaskGroup* group_;
@@ -93,7 +126,8 @@ class TaskGroup {
     // The tag: the isolated wait the spawner runs under, if any (the job is part
     // of that region's work), else the group's own.
     const void* tag = w != nullptr && w->isolation() != nullptr ? w->isolation() : tag_;
-    auto* job = new detail::GroupJob<Fn>(Fn(std::forward<F>(f)), this, tag);
+    detail::JobArena* arena = w != nullptr ? &w->scratch().arena() : nullptr;
+    auto* job = detail::GroupJob<Fn>::create(Fn(std::forward<F>(f)), this, tag, arena);
     // relaxed: the job is published by the queue push that follows (a release);
     // the count only has to be up before the job can finish.
     word_.fetch_add(kOne, std::memory_order::relaxed);
@@ -107,11 +141,11 @@ class TaskGroup {
         queued = shared_->spawn_one(std::move(j));  // false: the pool is being destroyed
       }
     } catch (...) {
-      unspawn(job);
+      unspawn(job, arena);
       throw;
     }
     if (!queued) {
-      unspawn(job);
+      unspawn(job, arena);
       throw std::runtime_error("stealpool::TaskGroup::spawn: the pool is being destroyed");
     }
   }
@@ -137,10 +171,10 @@ class TaskGroup {
   // cannot reach zero here while a waiter depends on it: the spawner is either
   // the group's owner (no wait in progress) or one of its running tasks, whose
   // own unit is still counted. relaxed: nothing is published by taking it back.
-  template <class J>
-  void unspawn(J* job) noexcept {
+  template <class Fn>
+  void unspawn(detail::GroupJob<Fn>* job, detail::JobArena* arena) noexcept {
     word_.fetch_sub(kOne, std::memory_order::relaxed);
-    delete job;
+    detail::GroupJob<Fn>::destroy(job, arena);
   }
 
   explicit TaskGroup(detail::PoolShared* shared) noexcept : shared_(shared) {
@@ -202,6 +236,10 @@ class TaskGroup {
     {
       std::lock_guard<std::mutex> lock(error_mu_);
       if (!error_) error_ = std::move(e);
+      // relaxed: a hint that lets wait() skip the lock; error_ itself is read
+      // under the lock. The task's finish_one (release) orders it before the
+      // waiter's [TG-count] acquire.
+      has_error_.store(true, std::memory_order::relaxed);
     }
     cancel();
   }
@@ -228,20 +266,26 @@ class TaskGroup {
       } else {
         w->wait_until(waiting);
       }
+      // No clear_waiter() here: wait_until announces the waiter only around a
+      // sleep, and Waiting::end_sleep clears it after every one.
     } else if (!all_done()) {
       // A plain thread, or a worker of another pool (it blocks: waiting on
       // another pool's group does not run this worker's own jobs).
       auto& ext = detail::ExternalWaiters::instance();
       std::unique_lock<std::mutex> lock(ext.mu);
       if (announce_waiter(kExternal)) ext.cv.wait(lock, [&] { return all_done(); });
+      clear_waiter();
     }
-    clear_waiter();
+    // The common case, nothing thrown or cancelled, costs two loads and no
+    // read-modify-write: a wait per node of a recursive spawn tree adds up.
     std::exception_ptr error;
-    {
+    if (has_error_.load(std::memory_order::relaxed)) {  // see record()
       std::lock_guard<std::mutex> lock(error_mu_);
       error = std::exchange(error_, nullptr);
+      has_error_.store(false, std::memory_order::relaxed);
     }
-    const bool was_cancelled = cancelled_.exchange(false, std::memory_order::relaxed);
+    const bool was_cancelled = cancelled_.load(std::memory_order::relaxed);
+    if (was_cancelled) cancelled_.store(false, std::memory_order::relaxed);
     if (error) std::rethrow_exception(error);
     return was_cancelled ? TaskGroupStatus::cancelled : TaskGroupStatus::complete;
   }
@@ -250,6 +294,7 @@ class TaskGroup {
   const void* tag_ = nullptr;
   std::atomic<std::uint64_t> word_{0};  // shared: spawners, tasks, the waiter
   std::atomic<bool> cancelled_{false};  // shared: a flag, no data hangs on it
+  std::atomic<bool> has_error_{false};  // shared: error_ may be set (a hint)
   std::mutex error_mu_;
   std::exception_ptr error_;  // guarded by error_mu_
 };
@@ -267,7 +312,7 @@ void GroupJob<F>::execute(Job* job) noexcept {
       group->record(std::current_exception());
     }
   }
-  delete self;
+  destroy(self, current_arena());
   group->finish_one();  // the last touch of the group
 }
 

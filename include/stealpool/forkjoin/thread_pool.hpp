@@ -38,9 +38,11 @@ class ThreadPool {
   explicit ThreadPool(std::size_t workers) : ThreadPool(PoolOptions::with_workers(workers)) {}
   explicit ThreadPool(const ExecutorConfig& config) : ThreadPool(PoolOptions{config, {}}) {}
   explicit ThreadPool(PoolOptions options)
-      : exec_(options.config, std::move(options.threads), [](detail::Job* job, WorkerCtx<detail::Job*, NoScratch>&) {
-          job->execute(job);  // noexcept: every job kind keeps its own exception
-        }) {
+      : exec_(
+            options.config, std::move(options.threads), [](std::size_t) { return detail::PoolScratch(); },
+            [](detail::Job* job, WorkerCtx<detail::Job*, detail::PoolScratch>&) {
+              job->execute(job);  // noexcept: every job kind keeps its own exception
+            }) {
     // A start hook that throws would stop the engine and strand jobs already
     // accepted, so no job is accepted before every worker has started: the
     // constructor waits for them, and rethrows a hook's exception.
@@ -52,8 +54,9 @@ class ThreadPool {
 
   // Waits for nothing: every run() and join() has returned by the time a
   // caller can destroy the pool, and TaskGroups wait in their destructors. Must
-  // not be called from one of the pool's own workers (std::terminate: a
-  // destructor cannot throw the std::logic_error that Executor::join reports).
+  // not be called from one of the pool's own workers: that stops the program
+  // with a message naming the mistake (a destructor cannot throw, and the
+  // thread running it would have to join itself).
   ~ThreadPool() = default;
 
   ThreadPool(const ThreadPool&) = delete;
@@ -101,7 +104,7 @@ class ThreadPool {
       throw std::runtime_error("stealpool::ThreadPool::run: the pool is being destroyed");
   }
 
-  Executor<detail::Job*> exec_;
+  Executor<detail::Job*, detail::PoolScratch> exec_;
 };
 
 // The pool join(), TaskGroup and the parallel loops use when called from a
