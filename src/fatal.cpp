@@ -1,3 +1,5 @@
+#include "stealpool/detail/fatal.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 

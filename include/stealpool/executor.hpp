@@ -56,6 +56,7 @@
 
 #include "stealpool/detail/executor_shared.hpp"
 #include "stealpool/detail/executor_worker.hpp"
+#include "stealpool/detail/fatal.hpp"
 #include "stealpool/executor_config.hpp"
 #include "stealpool/executor_handle.hpp"
 #include "stealpool/metrics.hpp"

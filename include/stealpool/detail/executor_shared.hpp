@@ -166,10 +166,16 @@ class ExecutorShared {
     return false;
   }
 
+  // A worker exiting early (shutdown, a task's exception) dropped n tasks it
+  // held privately (ExecutorWorker::drop_lone_batch); drain() reports them.
+  void count_dropped(std::size_t n) noexcept {
+    dropped_by_workers.fetch_add(n, std::memory_order::relaxed);  // read after the workers are joined
+  }
+
   // After every worker has exited: destroys every task still queued. Returns how
-  // many there were.
+  // many there were, with those workers dropped on their way out.
   std::size_t drain() noexcept {
-    std::size_t n = 0;
+    std::size_t n = dropped_by_workers.exchange(0, std::memory_order::relaxed);  // the threads are joined
     for (;;) {
       Steal<Stored> s = injector.steal();
       if (!s.is_success()) break;
@@ -191,6 +197,7 @@ class ExecutorShared {
   SleepRegistry<> sleep;
   Padded<std::atomic<bool>> done{};
   std::atomic<std::size_t> started{0};  // workers past their start-up (mark_started)
+  std::atomic<std::size_t> dropped_by_workers{0};  // see count_dropped
   std::mutex error_mu;
   std::exception_ptr first_error;  // guarded by error_mu until the workers are joined
 };

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "stealpool/detail/core/worker_step.hpp"
 #include "stealpool/detail/executor_shared.hpp"
 #include "stealpool/detail/native_thread.hpp"
+#include "stealpool/detail/private_batch.hpp"
 #include "stealpool/detail/sink_trace.hpp"
 #include "stealpool/thread_options.hpp"
 #include "stealpool/worker_ctx.hpp"
@@ -103,14 +105,25 @@ class ExecutorWorker {
         wake_for_published();
       return item;
     } else {
+      if (alone_) [[unlikely]] {
+        if (std::optional<Stored> item = lone_batch_.pop()) return item;
+      }
       return deque_->pop();
     }
   }
   Steal<Stored> steal_injector() {
     // Jobs come to a fork-join pool's injector one per run() or outside spawn:
     // take one at a time (a batch would land private in the split deque).
-    if constexpr (kSplit) return shared_.injector.steal();
-    else return shared_.injector.steal_batch_and_pop(*ctx_.deque_);
+    if constexpr (kSplit) {
+      return shared_.injector.steal();
+    } else {
+      // A lone worker's batches: no other worker could steal them, so they skip
+      // the deque (its pop fences against thieves) for a private buffer, and
+      // come a block at a time. pop_local() empties the buffer before this runs.
+      if (alone_) [[unlikely]]
+        return shared_.injector.steal_batch_and_pop(lone_batch_, LoneBatch::kCapacity + 1);
+      return shared_.injector.steal_batch_and_pop(*ctx_.deque_);
+    }
   }
   Steal<Stored> steal_from(std::size_t victim) { return shared_.deques[victim]->steal(); }
   std::size_t worker_id() const noexcept { return ctx_.id_; }
@@ -332,9 +345,23 @@ class ExecutorWorker {
         }
         case StepKind::exit_done:
         case StepKind::exit_panicked:
+          drop_lone_batch();
           settle();  // keep [LEDGER-bound] exact even on the way out
           return;
       }
+    }
+  }
+
+  // After a shutdown or a task's exception, the tasks left in the private
+  // buffer are dropped like those left in the queues, and counted with them.
+  void drop_lone_batch() noexcept {
+    if constexpr (!kSplit) {
+      std::size_t n = 0;
+      while (std::optional<Stored> item = lone_batch_.pop()) {
+        Box::discard(*item);
+        ++n;
+      }
+      if (n != 0) shared_.count_dropped(n);
     }
   }
 
@@ -358,6 +385,13 @@ class ExecutorWorker {
   const typename ExecutorBody<T, S>::Runner& runner_;
   TieredIdle idle_;
   TraceSink* const trace_sink_;  // ExecutorConfig::trace: null unless tracing
+  // A typed executor's only worker takes injector batches into this buffer
+  // instead of its deque (steal_injector). 255: one injector block.
+  // Fork-join pools (split deques) take one job at a time: no buffer.
+  using LoneBatch = PrivateBatch<Stored, 255>;
+  struct NoBatch {};
+  const bool alone_ = !kSplit && shared_.config.workers == 1;
+  [[no_unique_address]] std::conditional_t<kSplit, NoBatch, LoneBatch> lone_batch_;
 };
 
 }  // namespace detail

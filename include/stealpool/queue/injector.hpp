@@ -120,11 +120,14 @@ class Injector {
   }
 
   // Takes the oldest item.
-  Steal<T> steal() { return take(nullptr, 1); }
+  Steal<T> steal() { return take(static_cast<NoDest*>(nullptr), 1); }
 
   // Takes up to `limit` of the oldest items (never more than one block's worth),
-  // returns the first and pushes the rest onto `dest`, which the caller owns.
-  Steal<T> steal_batch_and_pop(ChaseLevDeque<T, Sync>& dest, std::size_t limit = 32) {
+  // returns the first and pushes the rest onto `dest`, which the caller owns:
+  // its own deque, or any buffer with push(const T&) that has room for
+  // limit - 1 items.
+  template <class Dest>
+  Steal<T> steal_batch_and_pop(Dest& dest, std::size_t limit = 32) {
     return take(&dest, limit == 0 ? 1 : limit);
   }
 
@@ -186,7 +189,12 @@ class Injector {
     return (index / kLap) * kBlockSlots + (offset < kBlockSlots ? offset : kBlockSlots);
   }
 
-  Steal<T> take(ChaseLevDeque<T, Sync>* dest, std::size_t limit) {
+  struct NoDest {
+    void push(const T&) noexcept {}
+  };
+
+  template <class Dest>
+  Steal<T> take(Dest* dest, std::size_t limit) {
     std::uint64_t head = head_.value.load(std::memory_order::acquire);  // [INJ-marker]
     Block* block = head_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
     std::uint32_t spins = 0;

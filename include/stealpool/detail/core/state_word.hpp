@@ -21,6 +21,7 @@
 #include <string>
 #include <type_traits>
 
+#include "stealpool/detail/fatal.hpp"
 #include "stealpool/detail/sync.hpp"
 
 namespace stealpool::detail {
@@ -108,8 +109,6 @@ class StateWord {
 
   typename Sync::template atomic<Word> state_;
 };
-
-[[noreturn]] void fatal(const char* what) noexcept;  // prints and aborts; src/fatal.cpp
 
 template <class Sync, class Word>
 void StateWord<Sync, Word>::overflow_abort() noexcept {
