@@ -26,7 +26,7 @@ inline constexpr const char* kLineKindNames[kLineKinds] = {"deque", "injector", 
 // A real operation that writes shared lines. New ones go with a row in kLineCosts.
 enum class LineOp : std::uint8_t {
   // deques
-  cl_push, cl_pop, cl_pop_last, sd_publish, sd_reclaim, sd_reclaim_last, deque_claim, sd_ask,
+  cl_push, cl_pop, cl_pop_last, sd_publish, sd_clear_request, sd_reclaim, sd_reclaim_last, deque_claim, sd_ask,
   // injector
   inj_claim_tail, inj_install_block, inj_claim_head, inj_slots_read, inj_leave_block,
   // state word, done flag
@@ -36,7 +36,7 @@ enum class LineOp : std::uint8_t {
   // latches
   latch_prepare, latch_end_sleep, latch_set, thread_latch_set,
 };
-inline constexpr std::size_t kLineOps = 31;
+inline constexpr std::size_t kLineOps = 32;
 
 struct LineCost {
   LineOp op;
@@ -56,9 +56,11 @@ inline constexpr LineCost kLineCosts[kLineOps] = {
   // ChaseLevDeque::pop(), the last item: store bottom, CAS top, store bottom.
   {LineOp::cl_pop_last, LineKind::deque, 3, "chase-lev pop last"},
   // queue/split_deque.hpp, publish_to() (from push or publish_requested): the
-  // store of request = false (unconditional) and the release store of split.
-  // A push or pop of a private item writes nothing shared.
-  {LineOp::sd_publish, LineKind::deque, 2, "split publish"},
+  // release store of split. A push or pop of a private item writes nothing shared.
+  {LineOp::sd_publish, LineKind::deque, 1, "split publish"},
+  // publish_to() finding request up: the store of request = false (it loads
+  // first and does not store when request is already down).
+  {LineOp::sd_clear_request, LineKind::deque, 1, "split clear request"},
   // SplitDeque::pop_public(), more than one public item: the store of split.
   {LineOp::sd_reclaim, LineKind::deque, 1, "split reclaim"},
   // SplitDeque::pop_public(), the last public item: store split, CAS top, store split.

@@ -118,6 +118,7 @@ class SimDeque {
   }
   PushResult publish_to(std::size_t new_public) {
     lines_->add(LineOp::sd_publish);
+    if (request_) lines_->add(LineOp::sd_clear_request);
     public_ = new_public;
     request_ = false;
     return PushResult::published;

@@ -190,8 +190,11 @@ class SplitDeque {
     split_ = to;
     // relaxed: clearing a hint. A request raised again between our decision and
     // this store is lost, which only delays the next publish until that thief
-    // asks again (it keeps asking while it finds nothing).
-    thief_.request.store(false, std::memory_order::relaxed);
+    // asks again (it keeps asking while it finds nothing). Loaded first: most
+    // publishes (a push into an empty deque) find it down already, and a store
+    // would still pull the thieves' line, where they CAS top, to this core
+    // (the simulator's count of shared-line writes, sim/README.md).
+    if (thief_.request.load(std::memory_order::relaxed)) thief_.request.store(false, std::memory_order::relaxed);
     // [SD-publish] release: the slots written by push() are visible to a thief
     // that reads this split with acquire.
     split_pub_.value.store(to, std::memory_order::release);
