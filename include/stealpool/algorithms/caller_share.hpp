@@ -1,8 +1,8 @@
 // stealpool/algorithms/caller_share.hpp (internal): a parallel loop called from
 // a thread that is no worker of any pool. The caller runs the loop itself for a
 // while (the inline probe); a loop that finishes within the cutoff never touches
-// the pool. Otherwise it publishes the rest as one job for the pool's workers
-// and keeps running a part of it, then waits for that job. Protocol and the
+// the pool. Otherwise it hands the rest to the pool's workers and waits (one
+// worker: the caller runs it all). Protocol and the
 // cutoff's measurement: algorithms/README.md, "The caller's share".
 #pragma once
 
@@ -18,11 +18,13 @@
 namespace stealpool::detail {
 
 // How long (ns) a loop called from outside the pool runs on the caller alone
-// before the rest is published to the workers. The crossover of a cheap body
-// (bench/loops/inline_crossover.cpp, algorithms/README.md): at 2 workers,
-// publishing starts to pay between 8 and 16 us of work; the probe reads the
-// clock at offsets 1, 4, 16, ..., so it stops between 1x and 4x the cutoff.
-inline constexpr std::uint64_t kDefaultInlineCutoffNs = 4'000;
+// before the rest is handed to the workers. Measured with a cheap body
+// (build/bench/loops_inline_crossover --workers 2; algorithms/README.md): on
+// the 2-CPU project machine handing over costs about 4.5 us more than it saves
+// until the loop holds between 18 and 35 us of work. The probe reads the clock
+// at offsets 1, 4, 16, ..., so it stops between 1x and 4x the cutoff: 16 us
+// keeps every loop under 16 us of work inline.
+inline constexpr std::uint64_t kDefaultInlineCutoffNs = 16'000;
 
 // The cutoff in force. 0: publish before running anything (no inline probe);
 // tests set it to exercise both paths. relaxed: a tuning value, read once per
@@ -74,29 +76,14 @@ std::uint64_t run_probe(Chunk& chunk, std::uint64_t n, std::uint64_t grain, std:
   }
 }
 
-// How the parts of a round start from outside: one injected job forks parts
-// 1.. on the workers (a tree of joins there), the caller runs part 0 meanwhile,
-// then waits for the job. The caller is not a worker: part 0 uses no deque and
-// no worker identity, only the round's ranges and counters.
-struct CallerStart {
-  ThreadPool& pool;
-  template <class Part>
-  void operator()(Part& part, std::size_t parts) const {
-    if (parts == 1) {
-      part(0);
-      return;
-    }
-    auto others = [&] { fork_parts(part, 1, parts); };
-    pool.run_beside(others, [&] { part(0); });
-  }
-};
-
 // Runs chunk over offsets [0, n) on `pool` from a thread that is no worker:
 //  - one worker: the caller runs the whole loop (a pool of W workers runs a
 //    loop called from outside on at most W threads, the caller being one);
-//  - else the probe, then the rest with P: stealing and static split it into W
-//    parts, the caller running part 0; adaptive, whose splits need join(), is
-//    handed to the pool whole while the caller waits.
+//  - else the probe (the loop's root, on the caller), then the rest handed to
+//    the pool whole with run() (P's parts on all W workers) while the caller
+//    waits. Not the caller as one of W parts: with workers pinned one per CPU,
+//    the idle worker kept its CPU and the caller shared another's (2 workers,
+//    2^24-index reduce: 15.3 ms against 7.6 handed over; algorithms/README.md).
 template <class P, class Chunk>
 void run_loop_from_outside(ThreadPool& pool, std::uint64_t n, std::uint64_t grain, Chunk& chunk, InlineChunks how) {
   if (n == 0) return;
@@ -111,11 +98,12 @@ void run_loop_from_outside(ThreadPool& pool, std::uint64_t n, std::uint64_t grai
     const std::uint64_t cutoff = loop_inline_cutoff_ns.load(std::memory_order::relaxed);
     const std::uint64_t done = cutoff == 0 ? 0 : run_probe(chunk, n, inline_grain, cutoff, ctl);
     if (done < n) {
-      if constexpr (std::is_same_v<P, adaptive_partitioner>) {
-        pool.run([&] { adaptive_split(chunk, done, n, grain, kAdaptiveSplitsPerWorker * workers, workers, ctl); });
-      } else {
-        run_parts<P>(done, n, grain, workers, chunk, ctl, CallerStart{pool});
-      }
+      pool.run([&] {
+        if constexpr (std::is_same_v<P, adaptive_partitioner>)
+          adaptive_split(chunk, done, n, grain, kAdaptiveSplitsPerWorker * workers, workers, ctl);
+        else
+          run_parts<P>(done, n, grain, workers, chunk, ctl, JoinStart{});
+      });
     }
   }
   ctl.rethrow_if_failed();

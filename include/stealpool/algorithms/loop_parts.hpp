@@ -78,7 +78,8 @@ void fork_parts(Part& part, std::size_t lo, std::size_t hi) {
 }
 
 // How the parts of a round start, on a worker of the pool: a tree of joins,
-// part 0 on this worker. (From outside: caller_share.hpp's CallerStart.)
+// part 0 on this worker. (A parameter of the rounds, so that another way to
+// start them, e.g. with the caller as a part, can be tried without copying them.)
 struct JoinStart {
   template <class Part>
   void operator()(Part& part, std::size_t parts) const {

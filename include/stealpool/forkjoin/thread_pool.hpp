@@ -86,25 +86,6 @@ class ThreadPool {
     return unwrap<R>(job.outcome().take());
   }
 
-  // Internal (the parallel loops' caller share, algorithms/README.md): from a
-  // thread that is no worker of any pool, injects a job running f() for a
-  // worker, calls here() meanwhile, then waits for the job and rethrows f's
-  // exception. here() should not throw; if it does, the job is still waited
-  // for (it refers to this frame) before the exception leaves.
-  template <class F, class Here>
-  void run_beside(F&& f, Here&& here) {
-    detail::StackJob<F, detail::ThreadLatch> job(f, nullptr);
-    submit(&job);
-    try {
-      here();
-    } catch (...) {
-      job.latch().wait();
-      throw;
-    }
-    job.latch().wait();
-    (void)job.outcome().take();
-  }
-
   // Internal: the engine state, to tell pools apart and reach their queues.
   detail::PoolShared& shared() const { return *exec_.shared_state(); }
 
