@@ -1,14 +1,13 @@
 // stealpool: stealpool::parallel_for(pool, 0, n, grain, body, partitioner) on a
 // ThreadPool of W workers created once. Each loop is a separate call from the main
-// thread, which takes part (algorithms/README.md, "The caller's share"): a loop
-// shorter than the inline cutoff runs on it alone, a longer one on the caller and
-// W - 1 workers (W = 1: the caller alone), as oneTBB's arena and OpenMP's team of
-// W count the calling thread.
+// thread, which takes part (algorithms/README.md, "The caller's share"): with
+// W = 1 it runs the loop alone (as oneTBB's arena and OpenMP's team of 1 count
+// the caller); otherwise a loop under the inline cutoff (16 us of work) runs on
+// it alone, and a longer one's rest goes to the W workers while it waits.
 //
 //   stealing           stealing_partitioner, automatic grain (n / (W * 128))
 //   stealing,g=1       stealing_partitioner, grain 1
-//   adaptive           adaptive_partitioner, automatic grain (the rest after the
-//                      inline probe goes to the workers whole; the caller waits)
+//   adaptive           adaptive_partitioner, automatic grain
 //   static             static_partitioner (one contiguous range per thread)
 //   stealing,handed    the loop handed to the pool whole, pool.run([&] {
 //                      parallel_for(...) }): the caller injects it and waits, the

@@ -8,11 +8,10 @@
 //
 // Without a pool the loop runs on the calling worker's pool, or default_pool()
 // from other threads. A thread that is no worker of any pool takes part in its
-// loop: it runs the loop alone for a few microseconds (a loop that ends by then
-// never touches the pool), then publishes the rest to the workers and runs one
-// of the parts itself; a pool of W workers then runs the loop on at most W
-// threads, the caller being one (one worker: all on the caller). Bodies may so
-// run on the calling thread; loops, join() and TaskGroups they start without a
+// loop: on a pool of one worker it runs the whole loop itself; otherwise it
+// runs the loop alone for up to the inline cutoff (16 us; a loop that ends by
+// then never touches the pool), then hands the rest to the workers and waits.
+// Bodies may so run on the calling thread; loops, join() and TaskGroups they start without a
 // pool still go to the loop's pool (algorithms/README.md, "The caller's
 // share"). A body must not wait for another index's body to start: the first
 // indices run before any other thread may. Indices are any integer type, negative
