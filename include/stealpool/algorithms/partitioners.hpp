@@ -12,8 +12,8 @@
 //                          (OpenMP schedule(static)); for uniform loops.
 //
 // From a thread outside the pool, each applies to what is left after the
-// caller's inline probe, the caller running one part (algorithms/README.md,
-// "The caller's share").
+// caller's inline probe, run by the workers (algorithms/README.md, "The
+// caller's share").
 //
 // default_partitioner is the one the benchmark showed best (docs/benchmarks.md).
 #pragma once
