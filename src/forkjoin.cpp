@@ -9,4 +9,13 @@ ThreadPool& default_pool() {
   return pool;
 }
 
+namespace detail {
+
+ThreadPool*& guest_pool_slot() noexcept {
+  thread_local ThreadPool* guest = nullptr;
+  return guest;
+}
+
+}  // namespace detail
+
 }  // namespace stealpool

@@ -4,6 +4,7 @@
 //   VisitCounter          how often each index of [0, n) was visited
 //   ChunkLog              the [b, e) chunks a parallel_for_range body received
 //   offset_of(first, i)   i - first as an unsigned 64-bit offset (any integer type)
+//   CutoffScope           the inline cutoff of loops called from outside, for a scope
 #pragma once
 #include <initializer_list>
 
@@ -152,6 +153,24 @@ class ChunkLog {
  private:
   std::mutex mu_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> chunks_;
+};
+
+// Sets the inline cutoff of loops called from outside a pool
+// (algorithms/caller_share.hpp) for a scope: kPublishAtOnce makes every such
+// loop publish its rest before running anything, kAlwaysInline (an hour) keeps
+// every loop on the caller.
+class CutoffScope {
+ public:
+  static constexpr std::uint64_t kPublishAtOnce = 0;
+  static constexpr std::uint64_t kAlwaysInline = 3'600'000'000'000ULL;
+  explicit CutoffScope(std::uint64_t ns)
+      : saved_(stealpool::detail::loop_inline_cutoff_ns.exchange(ns, std::memory_order::relaxed)) {}
+  ~CutoffScope() { stealpool::detail::loop_inline_cutoff_ns.store(saved_, std::memory_order::relaxed); }
+  CutoffScope(const CutoffScope&) = delete;
+  CutoffScope& operator=(const CutoffScope&) = delete;
+
+ private:
+  std::uint64_t saved_;
 };
 
 // A parameterised loop test's parameter: a worker count and a partitioner.

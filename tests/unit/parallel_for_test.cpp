@@ -5,8 +5,10 @@
 // their extremes; the chunks parallel_for_range hands out (disjoint, covering,
 // no larger than the grain); ranges longer than 2^32 (rounds of the stealing
 // partitioner) and as long as a 64-bit type allows; where loops run (outside any
-// pool: default_pool(); on a worker: its pool; an explicit pool, from outside,
-// from its own worker and from another pool's worker; many callers at once).
+// pool: default_pool() and the calling thread; on a worker: its pool; an
+// explicit pool, from outside (its workers and the caller), from its own worker
+// and from another pool's worker; many callers at once). The caller's share and
+// the inline cutoff: parallel_for_caller_test.cpp.
 // Edge cases, exceptions and nesting: parallel_for_control_test.cpp.
 #include <gtest/gtest.h>
 
@@ -17,6 +19,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -90,9 +93,15 @@ TEST_P(ParallelForCoverage, RangeChunksAreDisjointCoveringAndNoLargerThanTheGrai
   for (long grain : {1L, 5L, 64L, 1000L}) {
     for (long n : {1L, 4L, 63L, 64L, 65L, 999L, 10007L, static_cast<long>(sptest::scaled(300007, 30007))}) {
       sptest::ChunkLog log;
-      sptest::with_partitioner(part, [&](auto p) {
-        sp::parallel_for_range(pool(), 0L, n, grain, [&](long b, long e) { log.add(0L, b, e); }, p);
-      });
+      {
+        // Static: the parts' shape below holds when nothing runs inline first
+        // (the caller's probe runs its own short chunks from index 0).
+        sptest::CutoffScope publish(part == Part::static_ ? sptest::CutoffScope::kPublishAtOnce
+                                                          : sp::detail::loop_inline_cutoff_ns.load());
+        sptest::with_partitioner(part, [&](auto p) {
+          sp::parallel_for_range(pool(), 0L, n, grain, [&](long b, long e) { log.add(0L, b, e); }, p);
+        });
+      }
       EXPECT_EQ(log.covers(static_cast<std::uint64_t>(n)), "") << "n = " << n << ", grain " << grain;
       // Every partitioner, static included (its parts run in grain-sized chunks).
       EXPECT_LE(log.largest(), static_cast<std::uint64_t>(grain)) << "n = " << n << ", grain " << grain;
@@ -294,17 +303,24 @@ TEST(ParallelForLongRanges, PerIndexBodyOver2To32Plus10Indices) {
 
 // --- where loops run -------------------------------------------------------------
 
-// Counts bodies that ran off `expected` (an executor identity).
+// Counts bodies that ran off `expected` (an executor identity). A loop called
+// from outside also runs bodies on the calling thread (its share): those count
+// as on when `caller` is that thread.
 struct WhereCheck {
   const void* expected;
+  std::thread::id caller{};
   std::atomic<int> off{0}, on{0};
-  void here() { (sp::detail::current_executor() == expected ? on : off).fetch_add(1); }
+  void here() {
+    const bool mine = sp::detail::current_executor() == expected ||
+                      (sp::detail::current_executor() == nullptr && std::this_thread::get_id() == caller);
+    (mine ? on : off).fetch_add(1);
+  }
 };
 
 TEST(ParallelForWhere, WithoutAPoolFromOutsideRunsOnTheDefaultPool) {
   sptest::Watchdog dog("ParallelForWhere.Default");
   ASSERT_FALSE(sp::current_worker_id().has_value());
-  WhereCheck where{&sp::default_pool().shared()};
+  WhereCheck where{&sp::default_pool().shared(), std::this_thread::get_id()};
   sptest::VisitCounter seen(10000);
   sp::parallel_for(0, 10000, [&](int i) {
     where.here();
@@ -317,7 +333,7 @@ TEST(ParallelForWhere, WithoutAPoolFromOutsideRunsOnTheDefaultPool) {
 TEST(ParallelForWhere, ExplicitPoolFromOutsideRunsOnThatPool) {
   sptest::Watchdog dog("ParallelForWhere.Explicit");
   sp::ThreadPool& pool = sptest::loop_pool(8);
-  WhereCheck where{&pool.shared()};
+  WhereCheck where{&pool.shared(), std::this_thread::get_id()};
   sp::parallel_for(pool, 0, 10000, [&](int) { where.here(); });
   EXPECT_EQ(where.on.load(), 10000);
 }

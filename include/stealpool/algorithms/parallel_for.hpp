@@ -7,7 +7,14 @@
 //   stealpool::parallel_invoke(f1, f2, f3);
 //
 // Without a pool the loop runs on the calling worker's pool, or default_pool()
-// from other threads (which then block). Indices are any integer type, negative
+// from other threads. A thread that is no worker of any pool takes part in its
+// loop: on a pool of one worker it runs the whole loop itself; otherwise it
+// runs the loop alone for up to the inline cutoff (16 us; a loop that ends by
+// then never touches the pool), then hands the rest to the workers and waits.
+// Bodies may so run on the calling thread; loops, join() and TaskGroups they start without a
+// pool still go to the loop's pool (algorithms/README.md, "The caller's
+// share"). A body must not wait for another index's body to start: the first
+// indices run before any other thread may. Indices are any integer type, negative
 // ranges included; [first, last) with first > last throws std::invalid_argument
 // naming both; an empty range calls nothing.
 //
@@ -33,192 +40,21 @@
 #include <exception>
 #include <limits>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "stealpool/algorithms/caller_share.hpp"
+#include "stealpool/algorithms/loop_parts.hpp"
 #include "stealpool/algorithms/partitioners.hpp"
-#include "stealpool/algorithms/work_stealing_range.hpp"
-#include "stealpool/detail/cache_line.hpp"
 #include "stealpool/forkjoin/thread_pool.hpp"
 
 namespace stealpool {
 
 namespace detail {
-
-// What the loops share: the body over [begin, end) offsets of one round, and
-// the first exception (which stops further hand-outs).
-class LoopControl {
- public:
-  bool stopped() const noexcept { return stop_.load(std::memory_order::relaxed); }  // a flag only
-  void fail(std::exception_ptr e) noexcept {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!error_) error_ = std::move(e);
-    }
-    stop_.store(true, std::memory_order::relaxed);  // the join tree orders everything else
-  }
-  void rethrow_if_failed() {
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::mutex mu_;
-  std::exception_ptr error_;
-};
-
-// Runs chunk(begin, end) over offsets, catching into `ctl`.
-template <class Chunk>
-void run_chunk(Chunk& chunk, std::uint64_t begin, std::uint64_t end, LoopControl& ctl) noexcept {
-  if (ctl.stopped()) return;
-  try {
-    chunk(begin, end);
-  } catch (...) {
-    ctl.fail(std::current_exception());
-  }
-}
-
-// Runs [lo, hi) here in grain-sized chunks, stopping at the first exception.
-template <class Chunk>
-void run_serial(Chunk& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, LoopControl& ctl) noexcept {
-  for (std::uint64_t b = lo; b < hi && !ctl.stopped(); b += std::min(grain, hi - b))
-    run_chunk(chunk, b, b + std::min(grain, hi - b), ctl);
-}
-
-inline std::uint64_t auto_grain(std::uint64_t n, std::size_t workers) {
-  const std::uint64_t g = n / (static_cast<std::uint64_t>(workers) * 128);
-  return g == 0 ? 1 : g;
-}
-
-// Calls part(i) for i in [lo, hi) through a tree of joins: the first part runs
-// here, the others are pushed for idle workers to steal.
-template <class Part>
-void fork_parts(Part& part, std::size_t lo, std::size_t hi) {
-  if (hi - lo == 1) {
-    part(lo);
-    return;
-  }
-  const std::size_t mid = lo + (hi - lo) / 2;
-  (void)stealpool::join([&] { fork_parts(part, lo, mid); }, [&] { fork_parts(part, mid, hi); });
-}
-
-// seed 002 on offsets [0, n), n < 2^32.
-template <class Chunk>
-void stealing_round(Chunk& chunk, std::uint32_t n, std::uint32_t grain, std::size_t workers, LoopControl& ctl) {
-  const std::size_t parts = std::min<std::size_t>(workers, (n + grain - 1) / grain);
-  if (parts <= 1) {
-    run_serial(chunk, 0, n, grain, ctl);
-    return;
-  }
-  std::unique_ptr<Padded<WorkStealingRange>[]> ranges(new Padded<WorkStealingRange>[parts]);
-  const std::uint32_t per = n / static_cast<std::uint32_t>(parts);
-  for (std::size_t i = 0; i < parts; ++i) {
-    const auto lo = static_cast<std::uint32_t>(i) * per;
-    const std::uint32_t hi = i + 1 == parts ? n : lo + per;
-    ranges[i].value.reset({lo, hi});
-  }
-  // The remaining-count of seed 002: indices not yet processed. A part whose
-  // range runs dry returns what it processed and steals until this reaches zero
-  // or a scan of every range finds nothing (then the rest is in other parts'
-  // hands and the join tree waits for them; nobody spins).
-  alignas(kCacheLine) std::atomic<std::uint64_t> remaining{n};
-  auto part = [&](std::size_t self) {
-    WorkStealingRange& own = ranges[self].value;
-    for (;;) {
-      std::uint64_t done = 0;
-      // Guided near the end: never more than a quarter of what is left, so the
-      // last chunks shrink and the workers finish together (a full grain taken
-      // last could leave the others idle for that long).
-      while (auto s = own.take(grain, /*at_most_quarter=*/true)) {
-        run_chunk(chunk, s->lo, s->hi, ctl);
-        done += s->size();
-      }
-      // relaxed: a count for stopping early; the join tree publishes results.
-      if (done != 0 && remaining.fetch_sub(done, std::memory_order::relaxed) == done) return;
-      if (ctl.stopped()) return;
-      std::optional<IndexSpan> got;
-      for (std::size_t k = 1; k < parts && !got; ++k) {
-        WorkStealingRange& victim = ranges[(self + k) % parts].value;
-        while (!got && victim.size_hint() != 0) got = victim.steal();  // retry lost races
-      }
-      if (!got) return;
-      own.reset(*got);
-    }
-  };
-  fork_parts(part, 0, parts);
-}
-
-inline constexpr std::size_t kAdaptiveSplitsPerWorker = 16;
-
-// Rayon-style adaptive splitting over offsets [lo, hi).
-template <class Chunk>
-void adaptive_split(Chunk& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, std::size_t splits,
-                    std::size_t workers, LoopControl& ctl) {
-  if (hi - lo <= grain || splits == 0) {
-    run_serial(chunk, lo, hi, grain, ctl);
-    return;
-  }
-  const std::uint64_t mid = lo + (hi - lo) / 2;
-  const auto* origin = PoolWorker::current();
-  (void)stealpool::join([&] { adaptive_split(chunk, lo, mid, grain, splits / 2, workers, ctl); },
-                        [&] {
-                          // Stolen: a thief was idle, so split more (a fresh budget).
-                          const bool stolen = PoolWorker::current() != origin;
-                          const std::size_t s =
-                              stolen ? std::max(splits / 2, kAdaptiveSplitsPerWorker * workers) : splits / 2;
-                          adaptive_split(chunk, mid, hi, grain, s, workers, ctl);
-                        });
-}
-
-// One part per worker, sizes differing by at most one (q = n / parts, the first
-// r = n % parts parts get one more: no n * i product, which would overflow for
-// ranges near 2^64). Each part runs in grain-sized chunks, so a body's exception
-// stops the others at their next chunk.
-template <class Chunk>
-void static_split(Chunk& chunk, std::uint64_t n, std::uint64_t grain, std::size_t workers, LoopControl& ctl) {
-  const std::uint64_t parts = std::min<std::uint64_t>(workers, n);
-  const std::uint64_t q = n / parts, r = n % parts;
-  auto part = [&](std::size_t i) {
-    const std::uint64_t lo = i * q + std::min<std::uint64_t>(i, r);
-    const std::uint64_t hi = lo + q + (i < r ? 1 : 0);
-    run_serial(chunk, lo, hi, grain, ctl);
-  };
-  fork_parts(part, 0, static_cast<std::size_t>(parts));
-}
-
-// Runs chunk over offsets [0, n) on the calling worker's pool with partitioner P.
-template <class P, class Chunk>
-void run_loop(std::uint64_t n, std::uint64_t grain, Chunk& chunk) {
-  if (n == 0) return;
-  const std::size_t workers = PoolWorker::current()->shared().config.workers;
-  if (grain == 0) grain = auto_grain(n, workers);
-  LoopControl ctl;
-  if constexpr (std::is_same_v<P, stealing_partitioner>) {
-    // Offsets are 32-bit inside a round: longer loops run in rounds.
-    constexpr std::uint64_t kRound = std::uint64_t{1} << 31;
-    const auto g = static_cast<std::uint32_t>(std::min<std::uint64_t>(grain, kRound));
-    for (std::uint64_t base = 0;; base += kRound) {  // no base < n test: base + kRound may wrap
-      const auto len = static_cast<std::uint32_t>(std::min(kRound, n - base));
-      auto shifted = [&](std::uint64_t b, std::uint64_t e) { chunk(base + b, base + e); };
-      stealing_round(shifted, len, g, workers, ctl);
-      if (n - base <= kRound || ctl.stopped()) break;
-    }
-  } else if constexpr (std::is_same_v<P, adaptive_partitioner>) {
-    // A budget of 16 splits per worker, at the start and after each steal: with
-    // one per worker, a skewed loop's pieces were fixed after the first steal and
-    // one worker idled at the end (heavy-tailed loop, 2 workers: 104% of the
-    // ideal time; 16x: idle tail 1-2 ms; bench/loops).
-    adaptive_split(chunk, 0, n, grain, kAdaptiveSplitsPerWorker * workers, workers, ctl);
-  } else {
-    static_assert(std::is_same_v<P, static_partitioner>, "unknown partitioner");
-    static_split(chunk, n, grain, workers, ctl);
-  }
-  ctl.rethrow_if_failed();
-}
 
 template <class I>
 std::uint64_t checked_count(I first, I last, const char* who) {
@@ -236,25 +72,29 @@ I at_offset(I first, std::uint64_t off) noexcept {
   return static_cast<I>(static_cast<U>(static_cast<U>(first) + static_cast<U>(off)));
 }
 
-// Runs `fn` on a worker of `pool` (inline if already there).
-template <class Fn>
-void on_pool(ThreadPool* pool, Fn&& fn) {
+// Runs chunk over offsets [0, n) with partitioner P on `pool` (nullptr: the
+// calling worker's pool, else pool_for_outside()): inline on a worker of that
+// pool; through run() from another pool's worker; from any other thread, with
+// the caller taking part (caller_share.hpp).
+template <class P, class Chunk>
+void run_on(ThreadPool* pool, std::uint64_t n, std::uint64_t grain, Chunk& chunk, InlineChunks how) {
   PoolWorker* w = PoolWorker::current();
   if (pool == nullptr) {
-    if (w != nullptr) return fn();
-    return default_pool().run(fn);
+    if (w != nullptr) return run_loop<P>(n, grain, chunk);
+    return run_loop_from_outside<P>(pool_for_outside(), n, grain, chunk, how);
   }
-  pool->run(fn);
+  if (w == nullptr) return run_loop_from_outside<P>(*pool, n, grain, chunk, how);
+  if (&w->shared() == &pool->shared()) return run_loop<P>(n, grain, chunk);
+  pool->run([&] { run_loop<P>(n, grain, chunk); });
 }
 
 template <class I, class RangeBody, class P>
-void for_range(ThreadPool* pool, I first, I last, std::uint64_t grain, RangeBody& body, P, const char* who) {
+void for_range(ThreadPool* pool, I first, I last, std::uint64_t grain, RangeBody& body, P, const char* who,
+               InlineChunks how = InlineChunks::kGrainChunks) {
   const std::uint64_t n = checked_count(first, last, who);
   if (n == 0) return;
-  on_pool(pool, [&] {
-    auto chunk = [&](std::uint64_t b, std::uint64_t e) { body(at_offset(first, b), at_offset(first, e)); };
-    run_loop<P>(n, grain, chunk);
-  });
+  auto chunk = [&](std::uint64_t b, std::uint64_t e) { body(at_offset(first, b), at_offset(first, e)); };
+  run_on<P>(pool, n, grain, chunk, how);
 }
 
 // Any integer type but bool (which has no ++ and no meaningful range).
@@ -281,7 +121,7 @@ void for_each_index(ThreadPool* pool, I first, I last, I grain, Body& body, P p)
   auto range = [&](I b, I e) {
     for (I i = b; i != e; ++i) body(i);
   };
-  for_range(pool, first, last, grain_of(grain), range, p, "stealpool::parallel_for");
+  for_range(pool, first, last, grain_of(grain), range, p, "stealpool::parallel_for", InlineChunks::kAnyChunks);
 }
 
 }  // namespace detail
@@ -346,20 +186,18 @@ T reduce(ThreadPool* pool, I first, I last, std::uint64_t grain, T identity, Map
   const std::uint64_t block = reduce_block(n, grain);
   const std::uint64_t blocks = n / block + (n % block != 0 ? 1 : 0);
   std::vector<std::optional<T>> partial(static_cast<std::size_t>(blocks));
-  on_pool(pool, [&] {
-    auto chunk = [&](std::uint64_t bb, std::uint64_t be) {
-      for (std::uint64_t b = bb; b < be; ++b) {
-        T acc = identity;
-        const std::uint64_t lo = b * block, hi = std::min(n, lo + block);
-        // An index of type I, not an offset converted per index: the wrap-around
-        // conversion costs a third more instructions in a cheap map's loop.
-        const I e = at_offset(first, hi);
-        for (I i = at_offset(first, lo); i != e; ++i) acc = combine(std::move(acc), map(i));
-        partial[static_cast<std::size_t>(b)].emplace(std::move(acc));
-      }
-    };
-    run_loop<P>(blocks, 1, chunk);
-  });
+  auto chunk = [&](std::uint64_t bb, std::uint64_t be) {
+    for (std::uint64_t b = bb; b < be; ++b) {
+      T acc = identity;
+      const std::uint64_t lo = b * block, hi = std::min(n, lo + block);
+      // An index of type I, not an offset converted per index: the wrap-around
+      // conversion costs a third more instructions in a cheap map's loop.
+      const I e = at_offset(first, hi);
+      for (I i = at_offset(first, lo); i != e; ++i) acc = combine(std::move(acc), map(i));
+      partial[static_cast<std::size_t>(b)].emplace(std::move(acc));
+    }
+  };
+  run_on<P>(pool, blocks, 1, chunk, InlineChunks::kAnyChunks);
   T acc = std::move(identity);
   for (auto& p : partial) acc = combine(std::move(acc), std::move(*p));
   return acc;

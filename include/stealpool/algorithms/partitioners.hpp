@@ -11,6 +11,10 @@
 //   static_partitioner     exactly one contiguous range per worker, no balancing
 //                          (OpenMP schedule(static)); for uniform loops.
 //
+// From a thread outside the pool, each applies to what is left after the
+// caller's inline probe, run by the workers (algorithms/README.md, "The
+// caller's share").
+//
 // default_partitioner is the one the benchmark showed best (docs/benchmarks.md).
 #pragma once
 

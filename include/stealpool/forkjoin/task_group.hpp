@@ -185,7 +185,7 @@ class TaskGroup {
   }
   static detail::PoolShared* current_or_default_shared() {
     if (detail::PoolWorker* w = detail::PoolWorker::current()) return &w->shared();
-    return &default_pool().shared();
+    return &detail::pool_for_outside().shared();  // default_pool(), or the loop's in a caller's share
   }
 
   detail::PoolWorker* on_own_worker() const noexcept {

@@ -114,6 +114,21 @@ ThreadPool& default_pool();
 
 namespace detail {
 
+// The pool whose loop this thread, not a worker, is taking part in (the
+// caller's share of a parallel loop, algorithms/README.md), else nullptr. A
+// thread-local of src/forkjoin.cpp; it names no worker and carries no worker
+// id: it only routes the pool-less calls below.
+ThreadPool*& guest_pool_slot() noexcept;
+
+// The pool that join(), TaskGroup and the loops use, when called without a
+// pool from a thread that is not a worker: the pool whose loop the thread is
+// taking part in, so that a loop body's nested calls stay on the loop's pool
+// wherever the body runs; else default_pool().
+inline ThreadPool& pool_for_outside() {
+  ThreadPool* g = guest_pool_slot();
+  return g != nullptr ? *g : default_pool();
+}
+
 // After `a`, takes the pushed job b back: jobs above it were pushed by `a` and
 // left for us (a TaskGroup spawn): run them. An empty deque means b was stolen:
 // help until it is done. The policy is core/wait_step.hpp's, shared with the
@@ -149,13 +164,14 @@ std::pair<BranchResult<A>, BranchResult<B>> join_on(PoolWorker& w, A& a, B& b) {
 // come back as std::monostate). Inside a pool worker, b is pushed on the worker's
 // deque and a runs at once; b runs inline when popped back, or elsewhere if
 // stolen, in which case this worker runs other jobs until b is done. Outside any
-// pool, the pair runs on default_pool() and the caller blocks.
+// pool, the pair runs on default_pool() (or, in a loop body the calling thread
+// runs as its share of a loop, on that loop's pool) and the caller blocks.
 // Exceptions: both branches always complete; then a's exception, else b's, is
 // rethrown.
 template <class A, class B>
 std::pair<detail::BranchResult<A>, detail::BranchResult<B>> join(A&& a, B&& b) {
   if (detail::PoolWorker* w = detail::PoolWorker::current()) return detail::join_on(*w, a, b);
-  return default_pool().run([&] { return detail::join_on(*detail::PoolWorker::current(), a, b); });
+  return detail::pool_for_outside().run([&] { return detail::join_on(*detail::PoolWorker::current(), a, b); });
 }
 
 }  // namespace stealpool
