@@ -89,18 +89,23 @@ struct Outcome {
 };
 
 // Runs `scenario(fail_at)` unarmed to count its allocations, then once per
-// allocation with that one failing; each run must throw, and run exactly the
-// tasks it accepted.
+// allocation with that one failing; each run must throw (unless it made fewer
+// than n allocations: with thieves about, a deque grows less often when they
+// took items), and must run exactly the tasks it accepted.
 void fail_each_allocation(const std::string& name, const std::function<Outcome(long)>& scenario) {
   const Outcome clean = scenario(0);
   ASSERT_FALSE(clean.threw) << name;
   ASSERT_EQ(clean.tasks_ran, clean.spawns_accepted) << name;
   ASSERT_GT(clean.allocations, 0) << name << ": the spawns allocated nothing: the test would prove nothing";
+  long failed = 0;
   for (long n = 1; n <= clean.allocations; ++n) {
     const Outcome o = scenario(n);
-    ASSERT_TRUE(o.threw) << name << ": allocation " << n << " of " << clean.allocations << " did not fail a spawn";
+    ASSERT_TRUE(o.threw || o.allocations < n)
+        << name << ": allocation " << n << " of " << o.allocations << " happened but did not fail a spawn";
     ASSERT_EQ(o.tasks_ran, o.spawns_accepted) << name << ", allocation " << n << " failed";
+    failed += o.threw ? 1 : 0;
   }
+  EXPECT_GE(failed, clean.allocations / 2) << name << ": most runs should have failed a spawn";
 }
 
 // A task bigger than TaskBox's inline limit: every spawn boxes it.
