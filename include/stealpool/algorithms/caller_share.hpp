@@ -81,9 +81,10 @@ std::uint64_t run_probe(Chunk& chunk, std::uint64_t n, std::uint64_t grain, std:
 //    loop called from outside on at most W threads, the caller being one);
 //  - else the probe (the loop's root, on the caller), then the rest handed to
 //    the pool whole with run() (P's parts on all W workers) while the caller
-//    waits. Not the caller as one of W parts: with workers pinned one per CPU,
-//    the idle worker kept its CPU and the caller shared another's (2 workers,
-//    2^24-index reduce: 15.3 ms against 7.6 handed over; algorithms/README.md).
+//    waits. Not the caller as one of W parts: measured when workers were
+//    pinned one per CPU (the default then), the idle worker kept its CPU and
+//    the caller shared another's (2 workers, 2^24-index reduce: 15.3 ms against
+//    7.6 handed over; algorithms/README.md). Not measured again unpinned.
 template <class P, class Chunk>
 void run_loop_from_outside(ThreadPool& pool, std::uint64_t n, std::uint64_t grain, Chunk& chunk, InlineChunks how) {
   if (n == 0) return;
