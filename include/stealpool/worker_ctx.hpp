@@ -38,7 +38,7 @@ class WorkerCtx {
   // Pushes onto this worker's deque: the cheapest spawn (no shared RMW). Always
   // accepted, also while join() drains.
   void spawn_local(T task) {
-    counted([&] { deque_->push(Box::box(std::move(task))); });
+    counted([&] { Box::box_and_push(std::move(task), [&](const auto& s) { deque_->push(s); }); });
     ++metrics_.local_spawns;
     if (++spawns_since_wake_ >= kWakeOnHoardThreshold) {
       spawns_since_wake_ = 0;
@@ -54,7 +54,7 @@ class WorkerCtx {
 
   // Pushes onto the global injector, where any worker takes it first-come.
   void spawn_global(T task) {
-    counted([&] { shared_->injector.push(Box::box(std::move(task))); });
+    counted([&] { Box::box_and_push(std::move(task), [&](const auto& s) { shared_->injector.push(s); }); });
     ++metrics_.global_spawns;
     if (shared_->sleep.notify(1) != 0) ++metrics_.spawn_wakes;
   }

@@ -62,6 +62,11 @@ struct Armed {
 
 }  // namespace
 
+// g++ sees free() on what `new` returned and warns; here `new` is malloc.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 void* operator new(std::size_t n) { return allocate(n, alignof(std::max_align_t)); }
 void* operator new[](std::size_t n) { return allocate(n, alignof(std::max_align_t)); }
 void* operator new(std::size_t n, std::align_val_t a) { return allocate(n, static_cast<std::size_t>(a)); }

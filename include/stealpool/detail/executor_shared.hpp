@@ -53,7 +53,7 @@ class ExecutorShared {
   bool spawn_one(U&& task) {
     if (!state.try_acquire_external(1)) return false;
     try {
-      injector.push(Box::box(T(std::forward<U>(task))));
+      Box::box_and_push(T(std::forward<U>(task)), [&](const Stored& s) { injector.push(s); });
     } catch (...) {
       give_back(1);
       throw;

@@ -35,6 +35,21 @@ struct TaskBox {
   static void discard(Stored stored) noexcept {
     if constexpr (!kInline) delete stored;
   }
+
+  // Boxes `task` and hands it to push(Stored). If push throws (a queue that
+  // cannot grow), the box is freed before the exception goes on: the queue
+  // never took it, so nobody else would. (Found by LeakSanitizer in the
+  // allocation-failure test.)
+  template <class Push>
+  static void box_and_push(T&& task, Push&& push) {
+    const Stored stored = box(std::move(task));
+    try {
+      push(stored);
+    } catch (...) {
+      discard(stored);
+      throw;
+    }
+  }
 };
 
 }  // namespace stealpool::detail

@@ -56,9 +56,14 @@ namespace detail {
 struct ExternalWaiters {
   std::mutex mu;
   std::condition_variable cv;
+  // Never destroyed: the task that finishes a group last may still be inside
+  // notify_all() when its waiter has returned and the program is exiting (the
+  // waiter can see the count at zero before the notifier takes the mutex), and
+  // the default pool's workers outlive the static destructors that would run
+  // before it. ThreadSanitizer found the race with a destroyed object.
   static ExternalWaiters& instance() {
-    static ExternalWaiters w;
-    return w;
+    static ExternalWaiters* const w = new ExternalWaiters;
+    return *w;
   }
 };
 
