@@ -36,9 +36,10 @@ class CoreAssigner {
 // pinned against 5-13 us unpinned, a mutex+condvar pool 9-13 us): the kernel
 // can no longer run it on the waker's CPU and must first bring an idle CPU out
 // of its sleep. Fork-join barely cares: fib(32) at 2 workers was 3-10% faster
-// pinned, nqueens and UTS within noise. oneTBB, OpenMP (OMP_PROC_BIND unset) and rayon do not pin by
-// default either. ExecutorConfig::pin_threads = true still pins, for users who
-// own the whole machine. docs/wakeup.md has the measurements and a trace.
+// pinned, nqueens and UTS within noise. oneTBB, OpenMP (OMP_PROC_BIND unset)
+// and rayon do not pin by default either. ExecutorConfig::pin_threads = true
+// still pins, for users who own the whole machine. docs/wakeup.md has the
+// measurements and a trace.
 constexpr bool default_pin_threads() noexcept { return false; }
 
 }  // namespace stealpool
