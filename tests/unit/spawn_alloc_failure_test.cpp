@@ -93,6 +93,19 @@ struct Outcome {
   bool threw = false;
 };
 
+// Armed to fail allocation n, calls spawn(i) for i < count until one throws
+// std::bad_alloc; records what was accepted and how many allocations were made.
+template <class Spawn>
+void spawn_armed(long n, int count, Outcome& out, Spawn spawn) {
+  Armed armed(n);
+  try {
+    for (int i = 0; i < count; ++i, ++out.spawns_accepted) spawn(i);
+  } catch (const std::bad_alloc&) {
+    out.threw = true;
+  }
+  out.allocations = counted;
+}
+
 // Runs `scenario(fail_at)` unarmed to count its allocations, then once per
 // allocation with that one failing; each run must throw (unless it made fewer
 // than n allocations: with thieves about, a deque grows less often when they
@@ -129,19 +142,12 @@ Outcome executor_spawns(Path path, int count, long fail_at) {
       ran.fetch_add(1);
       return;
     }
-    Armed armed(fail_at);
-    try {
-      for (int i = 0; i < count; ++i) {
-        Boxed child;
-        child.payload[0] = 1;
-        if (path == Path::local) ctx.spawn_local(child);
-        else ctx.spawn_global(child);
-        ++out.spawns_accepted;
-      }
-    } catch (const std::bad_alloc&) {
-      out.threw = true;
-    }
-    out.allocations = counted;
+    spawn_armed(fail_at, count, out, [&](int) {
+      Boxed child;
+      child.payload[0] = 1;
+      if (path == Path::local) ctx.spawn_local(child);
+      else ctx.spawn_global(child);
+    });
   });
   EXPECT_TRUE(ex.spawn_external(Boxed{}));
   const sp::MetricsSnapshot m = ex.join();
@@ -169,15 +175,7 @@ TEST(SpawnAllocationFailure, EveryFailedAllocationOfAGroupSpawnFromOutsideThrows
     Outcome out;
     std::atomic<long> ran{0};
     sp::TaskGroup tg(pool);
-    {
-      Armed armed(n);
-      try {
-        for (int i = 0; i < 300; ++i, ++out.spawns_accepted) tg.spawn([&] { ran.fetch_add(1); });
-      } catch (const std::bad_alloc&) {
-        out.threw = true;
-      }
-      out.allocations = counted;
-    }
+    spawn_armed(n, 300, out, [&](int) { tg.spawn([&] { ran.fetch_add(1); }); });
     EXPECT_EQ(tg.wait(), sp::TaskGroupStatus::complete);
     out.tasks_ran = ran.load();
     return out;
@@ -201,16 +199,7 @@ void group_spawns_from_a_worker(int count) {
         unsigned char bytes[kCaptureBytes];
       } capture{};
       sp::TaskGroup tg;
-      {
-        Armed armed(n);
-        try {
-          for (int i = 0; i < count; ++i, ++out.spawns_accepted)
-            tg.spawn([&ran, capture] { ran.fetch_add(1 + capture.bytes[0]); });
-        } catch (const std::bad_alloc&) {
-          out.threw = true;
-        }
-        out.allocations = counted;
-      }
+      spawn_armed(n, count, out, [&](int) { tg.spawn([&ran, capture] { ran.fetch_add(1 + capture.bytes[0]); }); });
       EXPECT_EQ(tg.wait(), sp::TaskGroupStatus::complete);
       out.tasks_ran = ran.load();
       return out;
