@@ -5,6 +5,7 @@
 //   ChunkLog              the [b, e) chunks a parallel_for_range body received
 //   offset_of(first, i)   i - first as an unsigned 64-bit offset (any integer type)
 //   CutoffScope           the inline cutoff of loops called from outside, for a scope
+//   loop_from_threads(pool, n, reps)  four outside threads loop on one pool at once
 #pragma once
 #include <initializer_list>
 
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "stealpool/stealpool.hpp"
+#include "test_support.hpp"
 
 namespace sptest {
 
@@ -192,6 +195,29 @@ inline std::vector<LoopParam> loop_params(std::initializer_list<std::size_t> wor
   for (std::size_t w : workers)
     for (Part p : kAllParts) v.push_back({w, p});
   return v;
+}
+
+// Four threads that are not workers each run `reps` loops of n indices on
+// `pool` at once (thread t with partitioner kAllParts[t % 3]); every loop must
+// visit each index exactly once.
+inline void loop_from_threads(stealpool::ThreadPool& pool, int n, int reps) {
+  constexpr int kThreads = 4;
+  std::vector<std::unique_ptr<VisitCounter>> seen;
+  std::vector<std::function<void()>> fns;
+  for (int t = 0; t < kThreads; ++t) {
+    seen.push_back(std::make_unique<VisitCounter>(static_cast<std::size_t>(n)));
+    fns.emplace_back([&, t] {
+      VisitCounter& mine = *seen[static_cast<std::size_t>(t)];
+      for (int rep = 0; rep < reps; ++rep) {
+        mine.reset();
+        with_partitioner(kAllParts[t % 3], [&](auto p) {
+          stealpool::parallel_for(pool, 0, n, [&](int i) { mine.visit(i); }, p);
+        });
+        EXPECT_EQ(mine.exactly_once(), "") << "thread " << t << ", rep " << rep;
+      }
+    });
+  }
+  run_concurrently(std::move(fns));
 }
 
 }  // namespace sptest

@@ -236,23 +236,7 @@ INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForCaller, ::testing::ValuesIn
 TEST(ParallelForCallerConcurrent, ManyCallersTakePartAtOnce) {
   sptest::Watchdog dog("ParallelForCallerConcurrent");
   CutoffScope scope(CutoffScope::kPublishAtOnce);
-  sp::ThreadPool& pool = sptest::loop_pool(2);
-  const int n = static_cast<int>(sptest::scaled(50'000, 5'000));
-  std::vector<std::unique_ptr<sptest::VisitCounter>> seen;
-  std::vector<std::function<void()>> fns;
-  for (int t = 0; t < 4; ++t) {
-    seen.push_back(std::make_unique<sptest::VisitCounter>(static_cast<std::size_t>(n)));
-    fns.emplace_back([&, t] {
-      for (int rep = 0; rep < 5; ++rep) {
-        seen[static_cast<std::size_t>(t)]->reset();
-        sptest::with_partitioner(sptest::kAllParts[t % 3], [&](auto p) {
-          sp::parallel_for(pool, 0, n, [&](int i) { seen[static_cast<std::size_t>(t)]->visit(i); }, p);
-        });
-        ASSERT_EQ(seen[static_cast<std::size_t>(t)]->exactly_once(), "") << "thread " << t << ", rep " << rep;
-      }
-    });
-  }
-  sptest::run_concurrently(std::move(fns));
+  sptest::loop_from_threads(sptest::loop_pool(2), static_cast<int>(sptest::scaled(50'000, 5'000)), 5);
 }
 
 }  // namespace

@@ -363,20 +363,7 @@ TEST(ParallelForWhere, ExplicitPoolFromItsOwnWorkerAndFromAnotherPoolsWorker) {
 
 TEST(ParallelForWhere, ManyOutsideThreadsLoopOnOnePoolAtOnce) {
   sptest::Watchdog dog("ParallelForWhere.ManyThreads");
-  sp::ThreadPool& pool = sptest::loop_pool(2);
-  const int n = static_cast<int>(sptest::scaled(50'000, 5'000));
-  std::vector<std::unique_ptr<sptest::VisitCounter>> seen;
-  std::vector<std::function<void()>> fns;
-  for (int t = 0; t < 4; ++t) {
-    seen.push_back(std::make_unique<sptest::VisitCounter>(static_cast<std::size_t>(n)));
-    fns.emplace_back([&, t] {
-      sptest::with_partitioner(sptest::kAllParts[t % 3], [&](auto p) {
-        sp::parallel_for(pool, 0, n, [&](int i) { seen[static_cast<std::size_t>(t)]->visit(i); }, p);
-      });
-    });
-  }
-  sptest::run_concurrently(std::move(fns));
-  for (int t = 0; t < 4; ++t) EXPECT_EQ(seen[static_cast<std::size_t>(t)]->exactly_once(), "") << "thread " << t;
+  sptest::loop_from_threads(sptest::loop_pool(2), static_cast<int>(sptest::scaled(50'000, 5'000)), 1);
 }
 
 }  // namespace

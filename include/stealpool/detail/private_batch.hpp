@@ -27,8 +27,6 @@ class PrivateBatch {
  public:
   static constexpr std::size_t kCapacity = N;
 
-  bool empty() const noexcept { return next_ == size_; }
-
   // The injector's side: at most N items between two times the batch is empty
   // (steal_batch_and_pop is given a limit of N + 1, the first item being
   // returned rather than pushed).
