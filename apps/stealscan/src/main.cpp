@@ -13,11 +13,11 @@
 
 #include <stealpool/cpu_count.hpp>
 
-#include "cli.hpp"
-#include "diagnostics.hpp"
-#include "matcher.hpp"
+#include "cli/cli.hpp"
+#include "output/diagnostics.hpp"
+#include "match/matcher.hpp"
 #include "scan.hpp"
-#include "stats.hpp"
+#include "output/stats.hpp"
 
 namespace {
 constexpr int kMatched = 0, kNoMatch = 1, kError = 2;

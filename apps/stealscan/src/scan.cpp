@@ -7,10 +7,10 @@
 
 #include <stealpool/executor.hpp>
 
-#include "in_flight_budget.hpp"
-#include "path_arena.hpp"
-#include "progress.hpp"
-#include "scan_task.hpp"
+#include "walk/in_flight_budget.hpp"
+#include "walk/path_arena.hpp"
+#include "output/progress.hpp"
+#include "scan/scan_task.hpp"
 
 namespace stealscan {
 namespace {

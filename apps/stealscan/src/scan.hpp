@@ -15,11 +15,11 @@
 
 #include <stealpool/metrics.hpp>
 
-#include "diagnostics.hpp"
-#include "matcher.hpp"
-#include "output.hpp"
-#include "tally.hpp"
-#include "walker.hpp"
+#include "output/diagnostics.hpp"
+#include "match/matcher.hpp"
+#include "output/output.hpp"
+#include "scan/tally.hpp"
+#include "walk/walker.hpp"
 
 namespace stealscan {
 

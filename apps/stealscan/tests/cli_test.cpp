@@ -1,7 +1,7 @@
 // The command line: what each option sets, and the message for each bad value.
 #include <gtest/gtest.h>
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
 
 namespace stealscan {
 namespace {

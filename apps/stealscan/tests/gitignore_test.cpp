@@ -4,9 +4,9 @@
 #include <atomic>
 #include <thread>
 
-#include "gitignore.hpp"
-#include "glob.hpp"
-#include "in_flight_budget.hpp"
+#include "walk/gitignore.hpp"
+#include "walk/glob.hpp"
+#include "walk/in_flight_budget.hpp"
 
 namespace stealscan {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "line_scanner.hpp"
-#include "matcher.hpp"
+#include "scan/line_scanner.hpp"
+#include "match/matcher.hpp"
 
 namespace stealscan {
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "literal_matcher.hpp"
-#include "matcher.hpp"
-#include "pair_filter.hpp"
-#include "regex_matcher.hpp"
+#include "match/literal_matcher.hpp"
+#include "match/matcher.hpp"
+#include "match/pair_filter.hpp"
+#include "match/regex_matcher.hpp"
 
 namespace stealscan {
 namespace {

@@ -1,0 +1,236 @@
+// cli.cpp: parse_command_line() (cli.hpp).
+#include "cli/cli.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace stealscan {
+
+const std::string_view kUsage = R"(Usage: stealscan [OPTIONS] PATTERN [PATH...]
+       stealscan [OPTIONS] -e PATTERN [-e PATTERN...] [PATH...]
+       stealscan [OPTIONS] -f PATTERN_FILE [PATH...]
+Search the regular files under each PATH (default: .) for lines holding any of
+the patterns, with a work-stealing pool of threads. A pattern with newlines is
+several patterns.
+
+Patterns:
+  -e, --pattern PATTERN     a pattern; repeat for several (every operand is then a PATH)
+  -f, --file FILE           read patterns from FILE, one per line
+  -F, --fixed-strings       patterns are literal strings (the default)
+  -E, --regex               patterns are regular expressions (RE2 syntax, on bytes)
+Output (default: PATH:LINE:TEXT for each matching line):
+  -c, --count               PATH:N, the number of matching lines, for files with N >= 1
+  -l, --files-with-matches  the path of each file with a matching line
+      --json                one JSON object per match: file, line, column, pattern
+  -H, --with-filename       print PATH: also when searching a single file
+      --no-filename         never print PATH:
+Which files:
+      --hidden              also hidden files and directories (names starting with '.')
+  -L, --follow              follow symbolic links (loops are detected and skipped)
+      --no-ignore           do not honour .gitignore files
+  -a, --text                also binary files (a NUL byte in the first chunk)
+      --max-filesize SIZE   skip files larger than SIZE bytes (suffix K, M or G)
+Performance:
+  -j, --threads N           worker threads (default: the CPUs this process may use)
+      --chunk-size SIZE     bytes per read, and per chunk of a large file (default 256K)
+      --max-in-flight N     files queued or being scanned at once (default 1024)
+Reporting:
+      --stats               a summary on stderr at the end, with the executor's metrics
+      --no-progress         no progress line (drawn on stderr when it is a terminal)
+  -h, --help                this text
+  -V, --version             the version
+
+Exit status: 0 if a line matched, 1 if none did, 2 if an error occurred (an
+unreadable file, a bad option or path), also when lines matched.
+)";
+
+namespace {
+
+constexpr std::uint64_t kMaxChunk = std::uint64_t{1} << 30;
+constexpr std::uint64_t kMaxInFlight = 10'000'000;
+
+std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+    throw UsageError("invalid " + std::string(option) + " '" + std::string(text) + "': expected a whole number");
+  if (v < lo || v > hi)
+    throw UsageError("invalid " + std::string(option) + " '" + std::string(text) + "': must be between " +
+                     std::to_string(lo) + " and " + std::to_string(hi));
+  return v;
+}
+
+void add_patterns(std::vector<std::string>& out, std::string_view text) {
+  // As grep: newlines separate patterns.
+  for (;;) {
+    const std::size_t nl = text.find('\n');
+    out.emplace_back(text.substr(0, nl));
+    if (nl == std::string_view::npos) return;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+void read_pattern_file(std::vector<std::string>& out, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read pattern file '" + path + "'");
+  std::ostringstream all;
+  all << in.rdbuf();
+  std::string text = all.str();
+  if (!text.empty() && text.back() == '\n') text.pop_back();  // a final newline ends the last line
+  if (!text.empty()) add_patterns(out, text);
+}
+
+}  // namespace
+
+std::uint64_t parse_size(std::string_view option, std::string_view text) {
+  std::string_view digits = text;
+  std::uint64_t scale = 1;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'k': case 'K': scale = std::uint64_t{1} << 10; break;
+      case 'm': case 'M': scale = std::uint64_t{1} << 20; break;
+      case 'g': case 'G': scale = std::uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (scale != 1) digits.remove_suffix(1);
+  }
+  std::uint64_t v = 0;
+  const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size() ||
+      v > std::numeric_limits<std::uint64_t>::max() / scale)
+    throw UsageError("invalid " + std::string(option) + " '" + std::string(text) +
+                     "': expected a number of bytes with an optional K, M or G suffix");
+  return v * scale;
+}
+
+Command parse_command_line(const std::vector<std::string>& args, std::size_t default_workers) {
+  Command c;
+  c.config.workers = default_workers;
+  bool patterns_given = false;  // by -e or -f
+  std::vector<std::string> operands;
+  bool options_done = false;
+
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (options_done || a.size() < 2 || a[0] != '-') {
+      operands.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    // Split "--name=value"; a short option with a value may be glued ("-j4").
+    std::string name = a;
+    std::optional<std::string> inline_value;
+    if (a.rfind("--", 0) == 0) {
+      const std::size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        name = a.substr(0, eq);
+        inline_value = a.substr(eq + 1);
+      }
+    }
+    auto value = [&]() -> std::string {
+      if (inline_value) return *inline_value;
+      if (i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
+      return args[++i];
+    };
+    auto flag = [&](bool& target) {
+      if (inline_value) throw UsageError("option " + name + " takes no value (got '" + *inline_value + "')");
+      target = true;
+    };
+    bool on = false;
+    if (name == "-e" || name == "--pattern") {
+      add_patterns(c.patterns, value());
+      patterns_given = true;
+    } else if (name == "-f" || name == "--file") {
+      read_pattern_file(c.patterns, value());
+      patterns_given = true;
+    } else if (name == "-F" || name == "--fixed-strings") {
+      flag(on);
+      c.syntax = PatternSyntax::literal;
+    } else if (name == "-E" || name == "--regex") {
+      flag(on);
+      c.syntax = PatternSyntax::regex;
+    } else if (name == "-c" || name == "--count") {
+      flag(on);
+      c.config.output = OutputMode::count;
+    } else if (name == "-l" || name == "--files-with-matches") {
+      flag(on);
+      c.config.output = OutputMode::list;
+    } else if (name == "--json") {
+      flag(on);
+      c.config.output = OutputMode::json;
+    } else if (name == "-H" || name == "--with-filename") {
+      flag(on);
+      c.with_filename = true;
+    } else if (name == "--no-filename") {
+      flag(on);
+      c.with_filename = false;
+    } else if (name == "--hidden") {
+      flag(c.config.walk.hidden);
+    } else if (name == "-L" || name == "--follow") {
+      flag(c.config.walk.follow);
+    } else if (name == "--no-ignore") {
+      flag(on);
+      c.config.walk.gitignore = false;
+    } else if (name == "-a" || name == "--text") {
+      flag(c.config.binary_as_text);
+    } else if (name == "--max-filesize") {
+      c.config.max_filesize = parse_size(name, value());
+    } else if (name == "-j" || name == "--threads") {
+      c.config.workers = static_cast<std::size_t>(parse_count(name, value(), 1, 4096));
+    } else if (a.size() > 2 && a.rfind("-j", 0) == 0) {  // "-j4"
+      c.config.workers = static_cast<std::size_t>(parse_count("-j", a.substr(2), 1, 4096));
+    } else if (name == "--chunk-size") {
+      const std::string v = value();
+      const std::uint64_t n = parse_size(name, v);
+      if (n < 1 || n > kMaxChunk)
+        throw UsageError("invalid --chunk-size '" + v + "': must be between 1 byte and 1G");
+      c.config.chunk_size = static_cast<std::size_t>(n);
+    } else if (name == "--max-in-flight") {
+      c.config.max_in_flight = static_cast<std::size_t>(parse_count(name, value(), 1, kMaxInFlight));
+    } else if (name == "--stats") {
+      flag(c.stats);
+    } else if (name == "--no-progress") {
+      flag(c.no_progress);
+    } else if (name == "-h" || name == "--help") {
+      c.action = Command::Action::help;
+      return c;
+    } else if (name == "-V" || name == "--version") {
+      c.action = Command::Action::version;
+      return c;
+    } else if (a[1] != '-' && a.size() > 2) {
+      // Bundled short flags: "-cH" is "-c -H". Options with a value cannot be bundled.
+      std::vector<std::string> split;
+      for (std::size_t k = 1; k < a.size(); ++k) {
+        const std::string one = std::string("-") + a[k];
+        if (one == "-e" || one == "-f" || one == "-j")
+          throw UsageError("option " + one + " in '" + a + "' needs a value: give it on its own");
+        split.push_back(one);
+      }
+      for (const auto& s : split)
+        if (s != "-F" && s != "-E" && s != "-c" && s != "-l" && s != "-H" && s != "-L" && s != "-a")
+          throw UsageError("unknown option '" + s + "' in '" + a + "' (try --help)");
+      std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      std::vector<std::string> again(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i));
+      again.insert(again.end(), split.begin(), split.end());
+      again.insert(again.end(), rest.begin(), rest.end());
+      return parse_command_line(again, default_workers);
+    } else {
+      throw UsageError("unknown option '" + a + "' (try --help)");
+    }
+  }
+  if (!patterns_given) {
+    if (operands.empty()) throw UsageError("no pattern given (try --help)");
+    add_patterns(c.patterns, operands.front());
+    operands.erase(operands.begin());
+  }
+  if (c.patterns.empty()) throw UsageError("no pattern given: the pattern file is empty");
+  c.config.paths = operands.empty() ? std::vector<std::string>{"."} : operands;
+  return c;
+}
+
+}  // namespace stealscan

@@ -1,0 +1,41 @@
+// cli.hpp: the command line: parse_command_line() turns argv into a Command (the
+// patterns and a ScanConfig), or throws UsageError with a message that names the
+// bad argument. kUsage is the --help text. Nothing here touches the file system
+// except reading a -f pattern file; main.cpp checks that the paths exist.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "match/matcher.hpp"
+#include "scan.hpp"
+
+namespace stealscan {
+
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Command {
+  enum class Action { scan, help, version };
+  Action action = Action::scan;
+  std::vector<std::string> patterns;
+  PatternSyntax syntax = PatternSyntax::literal;
+  ScanConfig config;                // paths: "." when none given
+  std::optional<bool> with_filename;  // -H / --no-filename; else decided by main
+  bool stats = false;
+  bool no_progress = false;
+};
+
+extern const std::string_view kUsage;
+
+// `default_workers`: the -j default (available_parallelism()).
+Command parse_command_line(const std::vector<std::string>& args, std::size_t default_workers);
+
+// "256K" -> 262144: a byte count with an optional K, M or G suffix (powers of
+// 1024, either case). Throws UsageError naming `option` and the text.
+std::uint64_t parse_size(std::string_view option, std::string_view text);
+
+}  // namespace stealscan

@@ -1,0 +1,43 @@
+// diagnostics.cpp: Diagnostics (diagnostics.hpp).
+#include "output/diagnostics.hpp"
+
+#include <cerrno>
+
+#include <unistd.h>
+
+namespace stealscan {
+
+void Diagnostics::write_locked(std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // stderr is gone: nothing sensible is left to do
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void Diagnostics::error(std::string_view path, std::string_view what) {
+  std::string line = "stealscan: ";
+  line.append(path).append(": ").append(what).append("\n");
+  std::lock_guard lock(mu_);
+  if (progress_shown_) line.insert(0, "\r\033[K");
+  write_locked(line);
+}
+
+void Diagnostics::message(std::string_view what) {
+  std::string line = "stealscan: ";
+  line.append(what).append("\n");
+  std::lock_guard lock(mu_);
+  if (progress_shown_) line.insert(0, "\r\033[K");
+  write_locked(line);
+}
+
+void Diagnostics::progress(std::string_view text) {
+  std::string line = "\r\033[K";
+  line.append(text);
+  std::lock_guard lock(mu_);
+  write_locked(line);
+  progress_shown_ = !text.empty();
+}
+
+}  // namespace stealscan

@@ -1,0 +1,157 @@
+// output.cpp: Stdout, WorkerOutput, HitFormat (output.hpp).
+#include "output/output.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+#include <unistd.h>
+
+namespace stealscan {
+
+void Stdout::write_locked(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      // As grep: an output that cannot be written ends the run (status 2). Exiting
+      // here, not throwing, keeps every task's "never throws" promise.
+      const std::string msg = std::string("stealscan: writing the output: ") + std::strerror(errno) + "\n";
+      [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, msg.data(), msg.size());
+      std::_Exit(2);
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void Stdout::write(std::string_view bytes) {
+  std::lock_guard lock(mu_);
+  write_locked(bytes);
+}
+
+void WorkerOutput::flush() {
+  if (buf_.empty()) return;
+  out_->write(buf_);
+  buf_.clear();
+}
+
+void WorkerOutput::append_from_file(int fd, std::uint64_t offset, std::uint64_t length) {
+  // A read error or a file that shrank ends the line early: print what is there
+  // (the scan already read these bytes once, so this is rare).
+  auto read_into = [&](char* dst, std::size_t n, std::uint64_t at) {
+    std::size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(at + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    return got;
+  };
+  if (length <= kInlineLine) {
+    const std::size_t old = buf_.size();
+    buf_.resize(old + length);
+    buf_.resize(old + read_into(buf_.data() + old, length, offset));
+    return;
+  }
+  // Too long to buffer: this worker's records so far, then the line, in one
+  // critical section, so no other worker's output lands inside the record.
+  std::lock_guard lock(out_->mutex());
+  out_->write_locked(buf_);
+  buf_.clear();
+  std::string piece(kInlineLine, '\0');
+  while (length > 0) {
+    const std::size_t n = length < piece.size() ? static_cast<std::size_t>(length) : piece.size();
+    const std::size_t got = read_into(piece.data(), n, offset);
+    if (got == 0) break;
+    out_->write_locked(std::string_view(piece.data(), got));
+    offset += got;
+    length -= got;
+  }
+}
+
+namespace {
+void append_number(std::string& out, std::uint64_t n) {
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof digits, n);
+  out.append(digits, r.ptr);
+}
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  // JSON wants UTF-8. Valid UTF-8 passes through; any other byte >= 0x80 (a path
+  // that is not UTF-8) is written as \u00XX, i.e. read as Latin-1.
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20 || c == 0x7f) {
+      out.append("\\u00");
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    } else if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      // Length of a valid sequence starting here, or 0.
+      std::size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+      for (std::size_t k = 1; k < len; ++k)
+        if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) len = 0;
+      if (len != 0) {
+        out.append(s.substr(i, len));
+        i += len - 1;
+      } else {
+        out.append("\\u00");
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 15]);
+      }
+    }
+  }
+  out.push_back('"');
+}
+
+void HitFormat::count(WorkerOutput& out, std::string_view path, std::uint64_t n) const {
+  std::string& b = out.buffer();
+  if (with_filename_) b.append(path).push_back(':');
+  append_number(b, n);
+  b.push_back('\n');
+}
+
+void HitFormat::list(WorkerOutput& out, std::string_view path) const {
+  out.buffer().append(path).push_back('\n');
+}
+
+void HitFormat::hit(WorkerOutput& out, std::string_view path, int fd, const HitView& h) const {
+  if (mode_ == OutputMode::json) {
+    for (const MatchColumn& m : h.matches) {
+      std::string& b = out.buffer();
+      b.append("{\"file\":");
+      append_json_string(b, path);
+      b.append(",\"line\":");
+      append_number(b, h.line_number);
+      b.append(",\"column\":");
+      append_number(b, m.column + 1);
+      b.append(",\"pattern\":");
+      append_json_string(b, patterns_->pattern(m.pattern));
+      b.append("}\n");
+    }
+    out.end_of_record();
+    return;
+  }
+  std::string& b = out.buffer();
+  if (with_filename_) b.append(path).push_back(':');
+  append_number(b, h.line_number);
+  b.push_back(':');
+  if (h.text != nullptr) {
+    b.append(h.text, h.length);
+  } else {
+    out.append_from_file(fd, h.offset, h.length);
+  }
+  out.buffer().push_back('\n');
+  out.end_of_record();
+}
+
+}  // namespace stealscan

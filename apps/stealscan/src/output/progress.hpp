@@ -1,0 +1,45 @@
+// progress.hpp: Progress, the progress line on stderr ("stealscan: 12,345 files,
+// 1.2 GiB, 850 MiB/s"), redrawn every 200 ms by a thread of its own from the
+// tallies (a relaxed read of each: tally.hpp). Does nothing when disabled; the
+// CLI enables it when stderr is a terminal.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+
+#include "output/diagnostics.hpp"
+#include "scan/tally.hpp"
+
+namespace stealscan {
+
+class Progress {
+ public:
+  Progress(Diagnostics& diag, std::span<const Tally> tallies, bool enabled);
+  ~Progress() { stop(); }
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  // Stops the thread and erases the line. Idempotent.
+  void stop();
+
+ private:
+  void loop();
+
+  Diagnostics& diag_;
+  std::span<const Tally> tallies_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  bool drawn_ = false;  // progress thread only
+  std::thread thread_;
+};
+
+// "1.5 GiB", "12.0 MiB", "512 B".
+std::string human_bytes(double bytes);
+
+}  // namespace stealscan

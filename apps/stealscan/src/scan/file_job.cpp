@@ -1,0 +1,67 @@
+// file_job.cpp: FileJob (file_job.hpp).
+#include "scan/file_job.hpp"
+
+#include <unistd.h>
+
+namespace stealscan {
+
+FileJob::FileJob(std::string path, int fd, std::uint64_t size, std::uint64_t chunk_size, std::uint32_t window,
+                 bool ordered)
+    : path_(std::move(path)),
+      fd_(fd),
+      source_(fd, size),
+      chunk_size_(chunk_size),
+      chunks_(static_cast<std::uint32_t>((size + chunk_size - 1) / chunk_size)),
+      window_(window < 1 ? 1 : window),
+      ordered_(ordered),
+      first_spawn_end_(chunks_ < window_ ? chunks_ : window_),
+      next_spawn_(first_spawn_end_) {
+  if (ordered_) {
+    pending_.resize(chunks_);
+    pending_lines_.resize(chunks_, 0);
+  }
+}
+
+FileJob::~FileJob() { ::close(fd_); }
+
+ScanRange FileJob::range(std::uint32_t k) const noexcept {
+  // The last chunk runs to the end of the file, also if it grew since the stat.
+  return ScanRange{k * chunk_size_, k + 1 == chunks_ ? ScanRange::kToEof : (k + 1) * chunk_size_};
+}
+
+FileJob::Completion FileJob::complete(std::uint32_t k, const ScanResult& result, Fragment fragment,
+                                      const HitFormat& format, WorkerOutput& out) {
+  Completion c;
+  std::lock_guard lock(mu_);
+  ++completed_;
+  matching_lines_ += result.matching_lines;
+  if (ordered_) {
+    pending_[k] = std::make_unique<Fragment>(std::move(fragment));
+    pending_lines_[k] = result.lines;
+    // Commit every fragment that is now in order. A failed job prints nothing
+    // more.
+    bool printed = false;
+    while (next_commit_ < chunks_ && pending_[next_commit_] != nullptr) {
+      const Fragment& f = *pending_[next_commit_];
+      if (!failed()) {
+        for (std::size_t i = 0; i < f.hits.size(); ++i) format.hit(out, path_, fd_, f.view(i, first_line_));
+        printed = printed || !f.hits.empty();
+      }
+      first_line_ += pending_lines_[next_commit_];
+      pending_[next_commit_].reset();
+      ++next_commit_;
+    }
+    // Out now, under the job's lock: the next commit may be another worker's,
+    // and its buffer must not reach stdout before this one (the file's lines stay
+    // in order). Lock order: job, then Stdout; never the reverse.
+    if (printed) out.flush();
+  }
+  const std::uint32_t base = ordered_ ? next_commit_ : completed_;
+  c.spawn_begin = next_spawn_;
+  while (next_spawn_ < chunks_ && next_spawn_ < base + window_) ++next_spawn_;
+  c.spawn_end = next_spawn_;
+  c.last = completed_ == chunks_;
+  return c;
+}
+
+}  // namespace stealscan

@@ -1,0 +1,177 @@
+// scan_task.cpp: the runner (scan_task.hpp). A file task opens the file, reads its
+// first block (the binary check needs it, and it is the first block of the scan
+// anyway), then scans the file whole, or, if it is larger than a chunk, hands it
+// to a FileJob, spawns chunk tasks and scans chunk 0 itself.
+#include "scan/scan_task.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scan/file_job.hpp"
+#include "scan/fragment.hpp"
+
+namespace stealscan {
+namespace {
+
+// A file scanned whole prints its lines as the scanner finds them.
+class DirectSink final : public LineSink {
+ public:
+  DirectSink(const HitFormat& format, WorkerOutput& out, std::string_view path, int fd)
+      : format_(format), out_(out), path_(path), fd_(fd) {}
+  void on_line(const LineHit& h) override {
+    format_.hit(out_, path_, fd_, HitView{h.line + 1, h.offset, h.length, h.text, h.matches});
+  }
+
+ private:
+  const HitFormat& format_;
+  WorkerOutput& out_;
+  std::string_view path_;
+  int fd_;
+};
+
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  int release() noexcept { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+bool prints_lines(const ScanShared& sh) {
+  return sh.settings.scan.mode == ScanMode::lines || sh.settings.scan.mode == ScanMode::matches;
+}
+
+void report(const ScanShared& sh, WorkerScratch& s, std::string_view path, std::string_view what) {
+  sh.diag.error(path, what);
+  Tally::add(s.tally->errors, 1);
+}
+
+// The file's record in the counting modes, and the match tallies.
+void finish_file(const ScanShared& sh, WorkerScratch& s, std::string_view path, std::uint64_t matching_lines) {
+  if (matching_lines > 0) {
+    Tally::add(s.tally->matched_files, 1);
+    Tally::add(s.tally->matching_lines, matching_lines);
+    if (sh.format.mode() == OutputMode::count) sh.format.count(*s.out, path, matching_lines);
+    if (sh.format.mode() == OutputMode::list) sh.format.list(*s.out, path);
+  }
+  s.out->end_of_file();
+}
+
+// Scans chunk k of a split file and completes it; the last chunk finishes the
+// file. `loaded`: chunk 0, whose first block the file task has read.
+void run_chunk(const ScanShared& sh, FileJob* job, std::uint32_t k, ScanCtx& ctx, bool loaded) {
+  WorkerScratch& s = ctx.scratch();
+  ScanResult r;
+  Fragment fragment;
+  if (!job->cancelled()) {
+    try {
+      FragmentSink sink(fragment);
+      r = scan_lines(*s.matcher, sh.settings.scan, s.window, job->source(), job->range(k), loaded,
+                     prints_lines(sh) ? &sink : nullptr, s.line);
+      Tally::add(s.tally->bytes, r.bytes_read);
+      if (sh.settings.scan.mode == ScanMode::list && r.matching_lines > 0) job->cancel();
+    } catch (const std::exception& e) {
+      report(sh, s, job->path(), e.what());
+      job->fail();
+    }
+  }
+  const FileJob::Completion c = job->complete(k, r, std::move(fragment), sh.format, *s.out);
+  // From here the job may be gone, unless c.last (file_job.hpp): only its
+  // address is used, to spawn chunks that cannot have completed.
+  for (std::uint32_t next = c.spawn_begin; next < c.spawn_end; ++next) ctx.spawn_local(ScanTask::chunk(job, next));
+  if (!c.last) {
+    s.out->end_of_file();
+    return;
+  }
+  if (!job->failed()) {
+    finish_file(sh, s, job->path(), job->matching_lines());
+  } else {
+    s.out->end_of_file();
+  }
+  delete job;  // closes the file
+  sh.budget.release();
+}
+
+// Returns true if the file was handed to a FileJob (which then owns the
+// descriptor and gives the budget unit back).
+bool scan_file(const ScanShared& sh, const char* path, std::string_view shown, ScanCtx& ctx) {
+  WorkerScratch& s = ctx.scratch();
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    report(sh, s, shown, std::strerror(errno));
+    return false;
+  }
+  FdCloser closer(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    report(sh, s, shown, std::strerror(errno));
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) return false;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (sh.settings.max_filesize && size > *sh.settings.max_filesize) {
+    Tally::add(s.tally->too_large, 1);
+    return false;
+  }
+  FdSource source(fd, size);
+  s.window.reset(0);
+  s.window.refill(source, 0, sh.settings.chunk_size);
+  Tally::add(s.tally->bytes, s.window.size());
+  if (!sh.settings.binary_as_text && std::memchr(s.window.data(), '\0', s.window.size()) != nullptr) {
+    Tally::add(s.tally->binary, 1);
+    return false;
+  }
+  Tally::add(s.tally->files, 1);
+
+  if (!s.window.eof() && size > sh.settings.chunk_size) {
+    auto* job = new FileJob(std::string(shown), closer.release(), size, sh.settings.chunk_size,
+                            sh.settings.chunk_window, prints_lines(sh));
+    for (std::uint32_t k = 1; k < job->first_spawn_end(); ++k) ctx.spawn_local(ScanTask::chunk(job, k));
+    run_chunk(sh, job, 0, ctx, true);
+    return true;
+  }
+
+  DirectSink sink(sh.format, *s.out, shown, fd);
+  const ScanResult r = scan_lines(*s.matcher, sh.settings.scan, s.window, source, ScanRange{}, true,
+                                  prints_lines(sh) ? &sink : nullptr, s.line);
+  Tally::add(s.tally->bytes, r.bytes_read);
+  finish_file(sh, s, shown, r.matching_lines);
+  return false;
+}
+
+void run_file(const ScanShared& sh, const ScanTask& t, ScanCtx& ctx) {
+  const std::string_view shown(t.path, t.number);
+  bool handed_over = false;
+  try {
+    handed_over = scan_file(sh, t.path, shown, ctx);
+  } catch (const std::exception& e) {
+    report(sh, ctx.scratch(), shown, e.what());
+  }
+  PathBlock::release(t.block);  // [SCAN-path-release]: done with the path (a FileJob copied it)
+  if (!handed_over) sh.budget.release();
+}
+
+}  // namespace
+
+void run_scan_task(const ScanShared& shared, ScanTask task, ScanCtx& ctx) {
+  if (task.kind == ScanTask::Kind::file) {
+    run_file(shared, task, ctx);
+  } else {
+    // Reading errors are handled inside; what is left to throw is running out of
+    // memory, which stops the executor (join() reports it, the walker stops).
+    run_chunk(shared, task.job, task.number, ctx, false);
+  }
+}
+
+}  // namespace stealscan

@@ -1,0 +1,87 @@
+// scan_task.hpp: the executor's task and scratch types, and the runner that scans
+// a file or a chunk (scan_task.cpp). scan.cpp builds the Executor from them.
+//
+//   ScanTask       24 bytes, trivially copyable: travels through the deques and
+//                  the injector by value (no allocation per task)
+//   WorkerScratch  per worker: its matcher clone, read window, line scratch,
+//                  output buffer and tally; reused for every file
+//   ScanShared     what every task reads: the settings, the budget, the output
+//                  format, stderr
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <stealpool/executor.hpp>
+
+#include "output/diagnostics.hpp"
+#include "walk/in_flight_budget.hpp"
+#include "scan/line_scanner.hpp"
+#include "match/matcher.hpp"
+#include "output/output.hpp"
+#include "walk/path_arena.hpp"
+#include "sources/scan_window.hpp"
+#include "scan/tally.hpp"
+
+namespace stealscan {
+
+class FileJob;
+
+struct ScanTask {
+  enum class Kind : std::uint8_t { file, chunk };
+  Kind kind;
+  std::uint32_t number;  // file: the path's length; chunk: the chunk's index
+  union {
+    const char* path;  // file: NUL-terminated, in `block`
+    FileJob* job;      // chunk
+  };
+  PathBlock* block;  // file: the block holding the path; chunk: unused
+
+  static ScanTask file(const PathRef& p) {
+    ScanTask t{Kind::file, p.length, {}, p.block};
+    t.path = p.path;
+    return t;
+  }
+  static ScanTask chunk(FileJob* j, std::uint32_t k) {
+    ScanTask t{Kind::chunk, k, {}, nullptr};
+    t.job = j;
+    return t;
+  }
+};
+static_assert(sizeof(ScanTask) <= 32 && std::is_trivially_copyable_v<ScanTask>,
+              "ScanTask must travel by value through the executor's queues");
+
+struct ScanSettings {
+  ScanOptions scan;           // line_scanner.hpp: mode and line numbering
+  std::size_t chunk_size;     // bytes per read, and per chunk of a split file
+  std::uint32_t chunk_window; // chunks of one file in flight at once
+  bool binary_as_text;        // -a: do not skip files with a NUL in the first block
+  std::optional<std::uint64_t> max_filesize;
+};
+
+struct ScanShared {
+  ScanSettings settings;
+  const Matcher& matcher;
+  const HitFormat& format;
+  InFlightBudget& budget;
+  Diagnostics& diag;
+};
+
+struct WorkerScratch {
+  std::unique_ptr<Matcher> matcher;  // this worker's clone
+  ScanWindow window;
+  LineScratch line;
+  WorkerOutput* out;  // owned by the scan, flushed after join()
+  Tally* tally;
+};
+
+using ScanCtx = stealpool::WorkerCtx<ScanTask, WorkerScratch>;
+
+// The executor's runner: scans one file (small ones whole, large ones by
+// spawning chunk tasks) or one chunk. Never throws: a file that cannot be read is
+// reported and counted.
+void run_scan_task(const ScanShared& shared, ScanTask task, ScanCtx& ctx);
+
+}  // namespace stealscan

@@ -1,0 +1,54 @@
+// scan_window.hpp: ScanWindow, one worker's read buffer: a window [offset, offset +
+// size) over the file being scanned, slid forward by refill(). Owned by the
+// worker's scratch and reused for every file and chunk it scans: no allocation per
+// file. Its capacity is fixed by the block size, except under --regex, where a
+// line longer than the buffer makes it grow (a regex needs the whole line); a grown
+// window shrinks back at the next reset().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "sources/byte_source.hpp"
+
+namespace stealscan {
+
+class ScanWindow {
+ public:
+  // Reads past a chunk's end (to finish its last line) start this small.
+  static constexpr std::size_t kTailRead = 4096;
+
+  // `block`: bytes per read; `overlap`: bytes kept across reads within a long line
+  // (the longest pattern - 1).
+  ScanWindow(std::size_t block, std::size_t overlap);
+
+  [[nodiscard]] char* data() noexcept { return data_.get(); }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::uint64_t offset() const noexcept { return offset_; }  // file offset of data()[0]
+  [[nodiscard]] bool eof() const noexcept { return eof_; }  // nothing exists past offset() + size()
+  [[nodiscard]] std::size_t block() const noexcept { return block_; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+
+  // Empties the window and places it at `offset` (releasing a grown buffer).
+  void reset(std::uint64_t offset);
+
+  // Drops data()[0, keep), then reads up to n bytes after what is left, growing
+  // the buffer if they do not fit. Returns the bytes read; sets eof() when the read
+  // returned 0, or came up short at or past the source's size_hint().
+  std::size_t refill(ByteSource& src, std::size_t keep, std::size_t n);
+
+ private:
+  std::size_t normal_capacity() const noexcept;
+  void allocate(std::size_t capacity);
+
+  std::size_t block_;
+  std::size_t overlap_;
+  std::unique_ptr<char[]> data_;
+  std::size_t capacity_ = 0;
+  std::size_t size_ = 0;
+  std::uint64_t offset_ = 0;
+  bool eof_ = false;
+};
+
+}  // namespace stealscan

@@ -1,0 +1,156 @@
+// walker.cpp: Walker (walker.hpp).
+#include "walk/walker.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace stealscan {
+
+struct Walker::Ancestor {
+  dev_t dev;
+  ino_t ino;
+  std::shared_ptr<const Ancestor> parent;
+};
+
+namespace {
+
+// Reads a small file at dirfd/name whole; empty if it does not exist or fails.
+std::string read_small_file(int dirfd, const char* name) {
+  std::string out;
+  const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return out;
+  char buf[16 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > (std::size_t{8} << 20)) break;  // no sane .gitignore is this large
+  }
+  ::close(fd);
+  return out;
+}
+
+// dir/name into `out`, reusing its capacity (no allocation per entry).
+void join(std::string& out, const std::string& dir, const char* name) {
+  out.assign(dir);
+  if (out.empty() || out.back() != '/') out.push_back('/');
+  out.append(name);
+}
+
+}  // namespace
+
+void Walker::error(std::string_view path, int err) {
+  diag_.error(path, std::strerror(err));
+  Tally::add(tally_.errors, 1);
+}
+
+void Walker::walk(const std::string& root, WalkVisitor& visitor) {
+  struct stat st;
+  if (::stat(root.c_str(), &st) != 0) {  // follows a link given on the command line
+    error(root, errno);
+    return;
+  }
+  if (S_ISREG(st.st_mode)) {
+    visitor.on_file(root);
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) return;  // a FIFO, socket or device: not scanned
+  std::vector<Pending> stack;
+  stack.push_back(Pending{root, nullptr, nullptr});
+  while (!stack.empty()) {
+    Pending dir = std::move(stack.back());
+    stack.pop_back();
+    walk_directory(std::move(dir), stack, visitor);
+  }
+}
+
+void Walker::walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisitor& visitor) {
+  const int fd = ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    error(dir.path, errno);
+    return;
+  }
+  std::shared_ptr<const Ancestor> here;
+  if (options_.follow) {
+    struct stat st;
+    if (::fstat(fd, &st) == 0) {
+      for (const Ancestor* a = dir.up.get(); a != nullptr; a = a->parent.get()) {
+        if (a->dev == st.st_dev && a->ino == st.st_ino) {
+          diag_.error(dir.path, "file system loop (a link to an ancestor directory): not followed");
+          Tally::add(tally_.loops, 1);
+          ::close(fd);
+          return;
+        }
+      }
+      here = std::make_shared<const Ancestor>(Ancestor{st.st_dev, st.st_ino, dir.up});
+    }
+  }
+  std::shared_ptr<const IgnoreStack> ignore = dir.ignore;
+  if (options_.gitignore) {
+    std::string text = read_small_file(fd, ".gitignore");
+    if (!text.empty()) {
+      auto rules = parse_gitignore(text);
+      if (!rules.empty()) {
+        const std::size_t base = dir.path.size() + (dir.path.back() == '/' ? 0 : 1);
+        ignore = std::make_shared<const IgnoreStack>(std::move(rules), base, std::move(ignore));
+      }
+    }
+  }
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    error(dir.path, errno);
+    ::close(fd);
+    return;
+  }
+  const std::size_t first_subdir = stack.size();
+  std::string path;
+  for (;;) {
+    errno = 0;
+    const dirent* e = ::readdir(d);
+    if (e == nullptr) {
+      if (errno != 0) error(dir.path, errno);
+      break;
+    }
+    const char* name = e->d_name;
+    if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+    if (name[0] == '.' && !options_.hidden) continue;
+    unsigned char type = e->d_type;
+    if (type == DT_UNKNOWN || (type == DT_LNK && options_.follow)) {
+      struct stat st;
+      const int flags = options_.follow ? 0 : AT_SYMLINK_NOFOLLOW;
+      if (::fstatat(fd, name, &st, flags) != 0) {
+        const int err = errno;
+        join(path, dir.path, name);
+        if (err == ENOENT && type == DT_LNK) {
+          diag_.error(path, "broken symbolic link");
+          Tally::add(tally_.errors, 1);
+        } else {
+          error(path, err);
+        }
+        continue;
+      }
+      type = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+    }
+    if (type != DT_REG && type != DT_DIR) continue;  // links (not followed), devices, FIFOs, sockets
+    join(path, dir.path, name);
+    if (ignore && ignore->ignored(path, type == DT_DIR)) continue;
+    if (type == DT_REG) {
+      visitor.on_file(path);
+    } else {
+      stack.push_back(Pending{path, ignore, here});
+    }
+  }
+  ::closedir(d);  // closes fd
+  // Subdirectories in listing order: the stack pops the last pushed first.
+  std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(first_subdir), stack.end());
+  visitor.on_directory_done();
+}
+
+}  // namespace stealscan

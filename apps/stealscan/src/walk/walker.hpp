@@ -1,0 +1,70 @@
+// walker.hpp: Walker, the discovery side of the scan: walks the paths given on
+// the command line depth-first and reports every regular file to scan.
+//
+// Runs on one thread (the main thread, which also spawns the file tasks; seed
+// 000's discovery loop). It is cheap per entry: the type comes from the directory
+// listing (d_type), so only symbolic links, and file systems that do not fill
+// d_type, cost a stat; paths are built by appending to the directory's path.
+//
+// Rules (README.md, "Walking"):
+// - Hidden entries (name starting with '.') are skipped unless `hidden`; a path
+//   given on the command line is walked whatever its name.
+// - Symbolic links met in the walk are skipped unless `follow`; a link given on
+//   the command line is followed. With `follow`, a link to a directory that is
+//   its own ancestor is a loop: reported as a warning and counted, not entered;
+//   a broken link is an error.
+// - With `gitignore`, every .gitignore on the way down applies (gitignore.hpp).
+// - Directories that cannot be read are errors: reported, counted, skipped.
+// - Only regular files are scanned; sockets, FIFOs and devices are skipped.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "output/diagnostics.hpp"
+#include "walk/gitignore.hpp"
+#include "scan/tally.hpp"
+
+namespace stealscan {
+
+struct WalkOptions {
+  bool hidden = false;
+  bool follow = false;
+  bool gitignore = true;
+};
+
+class WalkVisitor {
+ public:
+  virtual void on_file(std::string_view path) = 0;
+  // After each directory's entries: a point to hand over a partial batch.
+  virtual void on_directory_done() {}
+
+ protected:
+  ~WalkVisitor() = default;
+};
+
+class Walker {
+ public:
+  Walker(WalkOptions options, Diagnostics& diag, Tally& tally) : options_(options), diag_(diag), tally_(tally) {}
+
+  // Walks one command-line path (a file or a directory).
+  void walk(const std::string& root, WalkVisitor& visitor);
+
+ private:
+  struct Ancestor;  // a directory on the way down, for loop detection (follow only)
+  struct Pending {
+    std::string path;
+    std::shared_ptr<const IgnoreStack> ignore;
+    std::shared_ptr<const Ancestor> up;
+  };
+  void walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisitor& visitor);
+  void error(std::string_view path, int err);
+
+  WalkOptions options_;
+  Diagnostics& diag_;
+  Tally& tally_;
+};
+
+}  // namespace stealscan
