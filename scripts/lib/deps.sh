@@ -7,10 +7,12 @@
 # exits 1.
 
 # libclang-rt-14-dev holds clang's sanitizer runtimes: only a Recommends of clang,
-# so --no-install-recommends would leave it out. libre2-dev: the regex engine of
-# apps/stealscan (found through pkg-config; without it stealscan is skipped).
+# so --no-install-recommends would leave it out. libre2-dev and libvectorscan-dev:
+# the matching engines of apps/stealscan (found through pkg-config; without them
+# stealscan is skipped; apps/stealscan/README.md says why each).
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
-              libtbb-dev relacy-dev pkg-config libre2-dev)
+              libtbb-dev relacy-dev pkg-config libre2-dev
+              libvectorscan-dev)
 
 stealpool_install_deps() {
   [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0

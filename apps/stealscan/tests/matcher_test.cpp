@@ -34,6 +34,9 @@ std::string random_text(std::mt19937& rng, std::size_t n, const std::string& alp
   return s;
 }
 
+// A RegexMatcher over regexes as the user wrote them, without -i/-w/-x.
+RegexMatcher regex(const std::vector<std::string>& patterns) { return RegexMatcher(patterns, patterns, {}); }
+
 std::vector<PairFindFn> kernels() {
   std::vector<PairFindFn> k{&detail::pair_find_portable};
 #if defined(__x86_64__)
@@ -152,7 +155,7 @@ TEST(LiteralMatcher, a_clone_matches_like_the_original_after_it_is_gone) {
 }
 
 TEST(RegexMatcher, never_returns_a_match_that_crosses_a_line_end) {
-  const RegexMatcher m({"a[^x]*b"});
+  const RegexMatcher m = regex({"a[^x]*b"});
   const std::string text = "a\nab";
   const auto hit = m.find(text.data(), text.data(), text.data() + text.size());
   ASSERT_TRUE(hit.has_value());
@@ -163,7 +166,7 @@ TEST(RegexMatcher, never_returns_a_match_that_crosses_a_line_end) {
 }
 
 TEST(RegexMatcher, anchors_match_at_line_boundaries_and_see_the_context_before_from) {
-  const RegexMatcher m({"^foo$"});
+  const RegexMatcher m = regex({"^foo$"});
   const std::string text = "xfoo\nfoo\nfoox";
   const auto hit = m.find(text.data(), text.data(), text.data() + text.size());
   ASSERT_TRUE(hit.has_value());
@@ -174,15 +177,15 @@ TEST(RegexMatcher, anchors_match_at_line_boundaries_and_see_the_context_before_f
 }
 
 TEST(RegexMatcher, matches_bytes_not_characters) {
-  const RegexMatcher m({"caf.$"});
+  const RegexMatcher m = regex({"caf.$"});
   const std::string text = "caf\xc3\xa9";  // "café" in UTF-8: `.` is one byte, so no match
   EXPECT_FALSE(m.find(text.data(), text.data(), text.data() + text.size()).has_value());
-  const RegexMatcher two({"caf..$"});
+  const RegexMatcher two = regex({"caf..$"});
   EXPECT_TRUE(two.find(text.data(), text.data(), text.data() + text.size()).has_value());
 }
 
 TEST(RegexMatcher, all_in_line_names_each_pattern) {
-  const RegexMatcher m({"[0-9]+", "b+"});
+  const RegexMatcher m = regex({"[0-9]+", "b+"});
   const std::string line = "a12bb3";
   std::vector<Match> out;
   m.all_in_line(line.data(), line.data() + line.size(), out);
@@ -197,7 +200,7 @@ TEST(RegexMatcher, all_in_line_names_each_pattern) {
 
 TEST(RegexMatcher, an_invalid_pattern_is_rejected_with_its_text_and_the_reason) {
   try {
-    RegexMatcher m({"fine", "a(b"});
+    RegexMatcher m = regex({"fine", "a(b"});
     FAIL() << "no exception";
   } catch (const PatternError& e) {
     const std::string what = e.what();

@@ -20,6 +20,10 @@ Patterns:
   -f, --file FILE           read patterns from FILE, one per line
   -F, --fixed-strings       patterns are literal strings (the default)
   -E, --regex               patterns are regular expressions (RE2 syntax, on bytes)
+  -i, --ignore-case         match ASCII letters of either case
+  -w, --word-regexp         a match must be a whole word: no word byte ([0-9A-Za-z_])
+                            just before or after it
+  -x, --line-regexp         a match must be the whole line
 Output (default: PATH:LINE:TEXT for each matching line):
   -c, --count               PATH:N, the number of matching lines, for files with N >= 1
   -l, --files-with-matches  the path of each file with a matching line
@@ -154,6 +158,12 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
     } else if (name == "-E" || name == "--regex") {
       flag(on);
       c.syntax = PatternSyntax::regex;
+    } else if (name == "-i" || name == "--ignore-case") {
+      flag(c.flags.ignore_case);
+    } else if (name == "-w" || name == "--word-regexp") {
+      flag(c.flags.word);
+    } else if (name == "-x" || name == "--line-regexp") {
+      flag(c.flags.line);
     } else if (name == "-c" || name == "--count") {
       flag(on);
       c.config.output = OutputMode::count;
@@ -212,7 +222,7 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
         split.push_back(one);
       }
       for (const auto& s : split)
-        if (s != "-F" && s != "-E" && s != "-c" && s != "-l" && s != "-H" && s != "-L" && s != "-a")
+        if (std::string_view("FEclHLaiwx").find(s[1]) == std::string_view::npos)
           throw UsageError("unknown option '" + s + "' in '" + a + "' (try --help)");
       std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       std::vector<std::string> again(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i));

@@ -23,6 +23,7 @@ struct Command {
   Action action = Action::scan;
   std::vector<std::string> patterns;
   PatternSyntax syntax = PatternSyntax::literal;
+  MatchFlags flags;  // -i, -w, -x
   ScanConfig config;                // paths: "." when none given
   std::optional<bool> with_filename;  // -H / --no-filename; else decided by main
   bool stats = false;

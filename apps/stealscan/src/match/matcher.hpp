@@ -1,11 +1,15 @@
-// matcher.hpp: Matcher, what the line scanner asks of a pattern set: "where is the
-// leftmost match in this text?" Two implementations: LiteralMatcher (fixed
-// strings, our own SIMD pair filter) and RegexMatcher (RE2). make_matcher() picks.
+// matcher.hpp: Matcher, what the line scanner asks of a pattern set: "which lines
+// of this block hold a match?" and "where are the matches in this line?". Three
+// implementations; make_matcher() picks (README.md, "Matching engines"):
+// LiteralMatcher (up to 8 fixed strings, our own SIMD pair filter),
+// VectorscanMatcher (everything else: many literals, regexes, -i/-w/-x, one pass
+// of Vectorscan over the block for the whole set) and RegexMatcher (RE2: the
+// exact matches within a line, and the patterns Vectorscan rejects).
 //
 // Contract shared by both (the line scanner relies on it, README.md "Chunk
 // protocol"):
 // - A match lies within one line: it never contains '\n' (literal patterns cannot
-//   hold one; the regex matcher re-checks a match that crosses a line end).
+//   hold one; regexes are compiled so that nothing matches '\n', RE2's never_nl).
 // - find(text, from, end) returns the leftmost match starting in [from, end], and
 //   for literals, among matches starting at the same byte, the one of the lowest
 //   pattern index.
@@ -25,6 +29,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "match/regex_syntax.hpp"
 
 namespace stealscan {
 
@@ -46,6 +52,14 @@ class Matcher {
   // The leftmost match starting in [from, end] (see the contract above).
   [[nodiscard]] virtual std::optional<Match> find(const char* text, const char* from,
                                                   const char* end) const = 0;
+
+  // The lines of the block [text, end) that hold a match, as offsets of their
+  // first byte from `text`, ascending, appended to `out` (cleared first). `text`
+  // is a line start; `end` is the end of the last line (not counting its '\n');
+  // the lines in between end in '\n'. With `first_only` it may stop after the
+  // first. The default walks find() from line to line.
+  virtual void matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
+                              bool first_only) const;
 
   // Every match within one line [line, line_end) in order of start, then pattern:
   // appended to `out` (cleared first). Literal patterns report overlapping
@@ -73,8 +87,10 @@ struct PatternError : std::invalid_argument {
 };
 
 // Patterns must not contain '\n' (the command line splits them at newlines, as
-// grep does); throws PatternError for one that does, for an empty list, and for
-// a regex RE2 rejects.
-std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax);
+// grep does); throws PatternError for one that does, for an empty list, for a
+// regex RE2 rejects (naming it and RE2's reason) and for one that asks for a '\n'
+// (it could only match across lines).
+std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
+                                      const MatchFlags& flags = {});
 
 }  // namespace stealscan

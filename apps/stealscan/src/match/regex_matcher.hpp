@@ -1,17 +1,18 @@
-// regex_matcher.hpp: RegexMatcher, --regex patterns on RE2.
+// regex_matcher.hpp: RegexMatcher, patterns on RE2: the exact matches within a
+// line (columns for --json and -o), and the whole search for the patterns
+// Vectorscan rejects (vectorscan_matcher.hpp).
 //
 // Semantics are grep -E's in the C locale, as far as RE2's syntax allows: bytes,
 // not characters (RE2's Latin-1 mode: `.` is one byte, a UTF-8 literal in a
-// pattern matches its bytes); `^` and `$` match at line starts and ends; a match
-// never spans lines. RE2's syntax is Perl-like: grep's back-references are not
-// supported (RE2 rejects them with a message), `\d`, `\b`, `(?i)` are.
+// pattern matches its bytes); `^` and `$` match at line starts and ends. RE2's
+// syntax is Perl-like: grep's back-references are not supported (RE2 rejects them
+// with a message), `\d`, `\b`, `(?i)` are.
 //
-// find() searches one RE2 program, the alternation (?m)(?:p0)|(?:p1)|..., over the
-// whole block of lines at once: RE2 runs a DFA over the block, which is much
-// faster than one call per line. A match that crosses a '\n' (`a[^x]*b` over
-// "a\nab") is not a line match; then the line where it starts is searched alone
-// (no match can start earlier, because the block's match was the leftmost), and
-// if it holds none the search goes on from the next line.
+// A match never spans lines: every program is compiled with RE2's never_nl, so no
+// part of a pattern matches '\n' (`a[^x]*b` does not match "a\nb"; `\s` is
+// [\t\f\r ]). So find() searches a whole block of lines with one DFA pass and its
+// leftmost match lies in one line; time stays linear in the block, whatever the
+// pattern.
 #pragma once
 
 #include <re2/re2.h>
@@ -26,18 +27,39 @@ namespace stealscan {
 
 class RegexMatcher final : public Matcher {
  public:
-  explicit RegexMatcher(std::vector<std::string> patterns);
+  // `shown`: the patterns as the user gave them (for messages and --json);
+  // `regexes`: the same patterns as the regexes to run (escaped literals and the
+  // -w/-x wrappers of regex_syntax.hpp), one per pattern. `group`: which capture
+  // group of each regex is the match (match_group()). `columns`: whether
+  // all_in_line() is wanted (it compiles one program per pattern).
+  RegexMatcher(std::vector<std::string> shown, std::vector<std::string> regexes, const MatchFlags& flags,
+               bool columns = true);
 
+  // With -w, the match find() reports includes the non-word bytes around the word
+  // (it is found by one program for all patterns, without submatches); it lies
+  // in the word's line. all_in_line() reports the word alone.
   [[nodiscard]] std::optional<Match> find(const char* text, const char* from, const char* end) const override;
   void all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const override;
   [[nodiscard]] std::optional<std::size_t> max_match_length() const override { return std::nullopt; }
-  [[nodiscard]] const std::string& pattern(std::uint32_t index) const override { return patterns_[index]; }
-  [[nodiscard]] std::unique_ptr<Matcher> clone() const override { return std::make_unique<RegexMatcher>(patterns_); }
+  [[nodiscard]] const std::string& pattern(std::uint32_t index) const override { return shown_[index]; }
+  [[nodiscard]] std::unique_ptr<Matcher> clone() const override {
+    return std::make_unique<RegexMatcher>(shown_, regexes_, flags_, !each_.empty());
+  }
+
+  // RE2's options for every program: Latin-1, never_nl, case from `flags`.
+  static RE2::Options options(const MatchFlags& flags);
 
  private:
-  std::vector<std::string> patterns_;
+  std::vector<std::string> shown_;
+  std::vector<std::string> regexes_;
+  MatchFlags flags_;
+  int group_ = 0;
   std::vector<std::unique_ptr<RE2>> each_;  // one per pattern, for all_in_line()
   std::unique_ptr<RE2> any_;                // their alternation, for find()
 };
+
+// Checks a user's regex as RE2 reads it; throws PatternError naming it, with
+// RE2's reason, or the position of a '\n' it asks for.
+void check_regex(const std::string& regex, const MatchFlags& flags);
 
 }  // namespace stealscan

@@ -130,20 +130,17 @@ class RangeScan {
   }
 
   // The complete lines data()[b, e): e - 1 is their last '\n' when `newline`,
-  // else [b, e) is the file's last line, without one. Searches from line to line:
-  // after a hit, on from the next line.
+  // else [b, e) is the file's last line, without one. The matcher names the matching
+  // lines of the whole block in one pass.
   void block(std::size_t b, std::size_t e, bool newline) {
     const char* d = w_.data();
     const char* text = d + b;
     const char* end = d + (newline ? e - 1 : e);
-    const char* from = text;
     const char* counted = text;  // lines before `counted` are in lines_before_
-    while (from <= end) {
-      const auto m = m_.find(text, from, end);
-      if (!m) break;
-      const auto* prev_nl = static_cast<const char*>(memrchr(from, '\n', static_cast<std::size_t>(m->begin - from)));
-      const char* ls = prev_nl != nullptr ? prev_nl + 1 : from;
-      const auto* next_nl = static_cast<const char*>(std::memchr(m->begin, '\n', static_cast<std::size_t>(end - m->begin)));
+    m_.matching_lines(text, end, scratch_.lines, o_.mode == ScanMode::list);
+    for (const std::size_t at : scratch_.lines) {
+      const char* ls = text + at;
+      const auto* next_nl = static_cast<const char*>(std::memchr(ls, '\n', static_cast<std::size_t>(end - ls)));
       const char* le = next_nl != nullptr ? next_nl : end;
       if (o_.number_lines) {
         lines_before_ += count_newlines(counted, ls);
@@ -155,7 +152,6 @@ class RangeScan {
         return;
       }
       report(ls, le);
-      from = le + 1;
     }
     if (o_.number_lines) {
       lines_before_ += count_newlines(counted, d + e) + (newline ? 0 : 1);
@@ -200,7 +196,8 @@ class RangeScan {
       const bool complete = nl != nullptr || w_.eof();
       const std::uint64_t window_end = w_.offset() + lend;
       if (!all && !matched) {
-        matched = m_.find(d + win, d + win, d + lend).has_value();
+        m_.matching_lines(d + win, d + lend, scratch_.lines, true);
+        matched = !scratch_.lines.empty();
         if (matched && o_.mode == ScanMode::list) {
           ++result_.matching_lines;
           stopped_ = true;

@@ -74,6 +74,7 @@ struct ScanResult {
 
 // Per-worker scratch that scan_lines() reuses across calls (no allocation per file).
 struct LineScratch {
+  std::vector<std::size_t> lines;  // a block's matching lines (Matcher::matching_lines)
   std::vector<Match> matches;
   std::vector<MatchColumn> columns;
 };

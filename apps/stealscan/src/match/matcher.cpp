@@ -1,0 +1,46 @@
+// matcher.cpp: Matcher's default matching_lines() and make_matcher(), which
+// chooses the engine (README.md, "Matching engines").
+#include "match/matcher.hpp"
+
+#include <cstring>
+
+#include "match/literal_matcher.hpp"
+#include "match/pair_filter.hpp"
+#include "match/regex_matcher.hpp"
+#include "match/vectorscan_matcher.hpp"
+
+namespace stealscan {
+
+void Matcher::matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
+                             bool first_only) const {
+  out.clear();
+  const char* from = text;
+  while (from <= end) {
+    const auto m = find(text, from, end);
+    if (!m) return;
+    const auto* prev_nl = static_cast<const char*>(memrchr(from, '\n', static_cast<std::size_t>(m->begin - from)));
+    const char* ls = prev_nl != nullptr ? prev_nl + 1 : from;
+    out.push_back(static_cast<std::size_t>(ls - text));
+    if (first_only) return;
+    const auto* next_nl =
+        static_cast<const char*>(std::memchr(m->begin, '\n', static_cast<std::size_t>(end - m->begin)));
+    if (next_nl == nullptr) return;
+    from = next_nl + 1;
+  }
+}
+
+std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
+                                      const MatchFlags& flags) {
+  if (patterns.empty()) throw PatternError("no pattern given");
+  for (const auto& p : patterns)
+    if (p.find('\n') != std::string::npos) throw PatternError("pattern '" + p + "' contains a newline");
+  const bool plain = !flags.ignore_case && !flags.word && !flags.line;
+  if (syntax == PatternSyntax::literal && plain) {
+    std::size_t nonempty = 0;
+    for (const auto& p : patterns) nonempty += !p.empty();
+    if (nonempty <= kPairFilterMaxPatterns) return std::make_unique<LiteralMatcher>(patterns);
+  }
+  return std::make_unique<VectorscanMatcher>(patterns, syntax, flags);
+}
+
+}  // namespace stealscan

@@ -1,0 +1,217 @@
+// regex_syntax.cpp: the pattern-text passes of regex_syntax.hpp.
+#include "match/regex_syntax.hpp"
+
+#include <cstring>
+
+namespace stealscan {
+namespace {
+
+bool is_word_byte(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A \x escape at r[i] (r[i] == '\\', r[i + 1] == 'x'): its byte value and length
+// (\xHH or \x{H...}), or value -1 when it is not well formed (RE2 rejects it).
+struct HexEscape {
+  long value = -1;
+  std::size_t length = 2;
+};
+
+HexEscape hex_escape(std::string_view r, std::size_t i) {
+  HexEscape h;
+  std::size_t j = i + 2;
+  if (j < r.size() && r[j] == '{') {
+    long v = 0;
+    std::size_t k = j + 1;
+    for (; k < r.size() && r[k] != '}' && k - j <= 8; ++k) {
+      const int d = hex_value(r[k]);
+      if (d < 0) return h;
+      v = v * 16 + d;
+    }
+    if (k >= r.size() || r[k] != '}' || k == j + 1) return h;
+    h.value = v;
+    h.length = k + 1 - i;
+    return h;
+  }
+  if (j + 1 < r.size() && hex_value(r[j]) >= 0 && hex_value(r[j + 1]) >= 0) {
+    h.value = hex_value(r[j]) * 16 + hex_value(r[j + 1]);
+    h.length = 4;
+  }
+  return h;
+}
+
+// The length of an escape at r[i] that denotes '\n' itself, or 0.
+std::size_t newline_escape(std::string_view r, std::size_t i) {
+  if (i + 1 >= r.size() || r[i] != '\\') return 0;
+  const char e = r[i + 1];
+  if (e == 'n') return 2;
+  if (e == 'x') {
+    const HexEscape h = hex_escape(r, i);
+    return h.value == '\n' ? h.length : 0;
+  }
+  if (e == '0' && i + 3 < r.size() && r[i + 2] == '1' && r[i + 3] == '2') return 4;  // \012
+  return 0;
+}
+
+// POSIX class names whose members include no '\n'.
+bool posix_class_without_newline(std::string_view name) {
+  static constexpr std::string_view kSafe[] = {"alnum", "alpha", "blank", "digit", "graph", "lower",
+                                               "print", "punct", "upper", "word",  "xdigit"};
+  for (std::string_view s : kSafe)
+    if (name == s) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string escape_literal(std::string_view literal) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(literal.size() * 2);
+  for (const char ch : literal) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (is_word_byte(c)) {
+      out += ch;
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string with_match_flags(const std::string& regex, const MatchFlags& flags) {
+  if (flags.line) return "^(?:" + regex + ")$";
+  if (flags.word) return "(?:^|[^\\w\\n])(" + regex + ")(?:[^\\w\\n]|$)";
+  return regex;
+}
+
+bool may_match_newline(std::string_view r) {
+  bool in_class = false;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const auto c = static_cast<unsigned char>(r[i]);
+    if (c < 0x20 && c != '\t') return true;  // a raw control byte could bound a range over '\n'
+    if (c == '\\') {
+      if (i + 1 >= r.size()) return true;  // malformed: the engine rejects it
+      const char e = r[i + 1];
+      if (e == 'Q') {  // literal bytes up to \E: none is '\n' (patterns hold none)
+        const std::size_t q = r.find("\\E", i + 2);
+        if (q == std::string_view::npos) return false;
+        i = q + 1;
+        continue;
+      }
+      if (e == 'x') {
+        const HexEscape h = hex_escape(r, i);
+        if (h.value < 0 || h.value == '\n') return true;
+        i += h.length - 1;
+        continue;
+      }
+      if (!is_word_byte(static_cast<unsigned char>(e))) {  // an escaped punctuation byte
+        ++i;
+        continue;
+      }
+      // Classes and assertions without '\n', and single bytes other than '\n'.
+      // Everything else (\s \S \D \W \v \h \p \P \C \N \R \0..., ...) may match one.
+      if (std::strchr("dwbBAztrfa", e) == nullptr) return true;
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      if (c == '[' && i + 1 < r.size() && r[i + 1] == ':') {
+        const std::size_t close = r.find(":]", i + 2);
+        if (close == std::string_view::npos) return true;
+        if (!posix_class_without_newline(r.substr(i + 2, close - i - 2))) return true;
+        i = close + 1;
+      } else if (c == ']') {
+        in_class = false;
+      }
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      if (i + 1 < r.size() && r[i + 1] == '^') return true;  // a negated class
+      if (i + 1 < r.size() && r[i + 1] == ']') ++i;          // a leading ']' is literal
+      continue;
+    }
+    if (c == '(' && i + 1 < r.size() && r[i + 1] == '?') {
+      // Flags (?flags) or (?flags:...): any 's' (dot matches '\n') may match it.
+      for (std::size_t j = i + 2; j < r.size(); ++j) {
+        const char f = r[j];
+        if (f == 's') return true;
+        if (!((f >= 'a' && f <= 'z') || (f >= 'A' && f <= 'Z') || f == '-')) break;
+      }
+    }
+  }
+  return false;
+}
+
+bool has_unicode_class(std::string_view r) {
+  for (std::size_t i = 0; i + 1 < r.size(); ++i) {
+    if (r[i] != '\\') continue;
+    if (r[i + 1] == 'p' || r[i + 1] == 'P') return true;
+    ++i;  // the escaped byte
+  }
+  return false;
+}
+
+std::optional<std::size_t> newline_literal_at(std::string_view r) {
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const char c = r[i];
+    if (c == '\\') {
+      if (newline_escape(r, i) != 0) return i;
+      if (i + 1 < r.size() && r[i + 1] == 'Q') {
+        const std::size_t q = r.find("\\E", i + 2);
+        if (q == std::string_view::npos) return std::nullopt;
+        i = q + 1;
+        continue;
+      }
+      ++i;
+      continue;
+    }
+    if (c != '[') continue;
+    // A class: refused if it holds nothing but '\n' escapes ([\n], [\x0a\n]).
+    const std::size_t start = i;
+    std::size_t j = i + 1;
+    if (j < r.size() && r[j] == '^') {
+      // A negated class never denotes '\n' alone; skip it.
+      ++j;
+    }
+    bool only_newlines = r[start + 1] != '^';
+    bool empty = true;
+    if (j < r.size() && r[j] == ']') {  // a leading ']' is literal
+      only_newlines = false;
+      empty = false;
+      ++j;
+    }
+    while (j < r.size() && r[j] != ']') {
+      const std::size_t n = newline_escape(r, j);
+      empty = false;
+      if (n != 0) {
+        j += n;
+        continue;
+      }
+      only_newlines = false;
+      if (r[j] == '\\' && j + 1 < r.size()) {
+        j += 2;
+      } else if (r[j] == '[' && j + 1 < r.size() && r[j + 1] == ':') {
+        const std::size_t close = r.find(":]", j + 2);
+        j = close == std::string_view::npos ? r.size() : close + 2;
+      } else {
+        ++j;
+      }
+    }
+    if (only_newlines && !empty && j < r.size()) return start;
+    i = j;
+  }
+  return std::nullopt;
+}
+
+}  // namespace stealscan

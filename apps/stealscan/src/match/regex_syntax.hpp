@@ -1,0 +1,56 @@
+// regex_syntax.hpp: facts about a pattern's text that the engines need before they
+// compile it, and the rewrites every engine applies the same way (so that Vectorscan
+// and RE2 see one regex per pattern):
+//
+// - escape_literal(): a -F pattern as a regex that matches exactly its bytes;
+// - with_match_flags(): -x (whole line) and -w (whole word) as regex wrappers;
+// - may_match_newline(): whether a regex could match a '\n'. Vectorscan searches
+//   a block of many lines and cannot be told "never match '\n'" (RE2 can:
+//   never_nl), so a hit of a pattern that might cross a line end is confirmed on
+//   its line by RE2. The answer is conservative: "false" is a promise, "true" may
+//   be wrong (it only costs a confirmation);
+// - newline_literal_at(): where a pattern asks for a '\n' literal, which can
+//   never match inside one line (refused, as ripgrep does).
+//
+// All of it is a single left-to-right pass over the pattern: linear in its length.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace stealscan {
+
+struct MatchFlags {
+  bool ignore_case = false;  // -i
+  bool word = false;         // -w: the match is preceded and followed by a non-word byte or a line edge
+  bool line = false;         // -x: the match is the whole line
+};
+
+// Every byte that is not [0-9A-Za-z_] or >= 0x80 is written as \xHH.
+std::string escape_literal(std::string_view literal);
+
+// -x: ^(?:R)$. -w: (?:^|[^\w\n])(R)(?:[^\w\n]|$), whose group 1 is the word
+// match (columns and -o report it, not the bytes around it). ignore_case is not
+// written into the text (each engine has its own option for it).
+std::string with_match_flags(const std::string& regex, const MatchFlags& flags);
+
+// The capture group of with_match_flags()'s result that holds the match: 1 with
+// -w, else 0 (the whole match).
+inline int match_group(const MatchFlags& flags) { return flags.word && !flags.line ? 1 : 0; }
+
+// False only when no string that the regex matches contains '\n' (see above).
+bool may_match_newline(std::string_view regex);
+
+// Whether the regex uses a Unicode class (\p{..}, \pL, \P..). RE2 reads them
+// over Latin-1 bytes; Vectorscan without UTF-8 mode does not agree, so such
+// patterns run on RE2 alone.
+bool has_unicode_class(std::string_view regex);
+
+// The position of an escape outside a character class that denotes '\n' itself
+// (\n, \x0a, \x{a}, \012), or of a class that holds nothing but '\n'; nullopt if
+// there is none.
+std::optional<std::size_t> newline_literal_at(std::string_view regex);
+
+}  // namespace stealscan

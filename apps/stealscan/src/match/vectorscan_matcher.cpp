@@ -1,0 +1,264 @@
+// vectorscan_matcher.cpp: VectorscanMatcher (vectorscan_matcher.hpp).
+#include "match/vectorscan_matcher.hpp"
+
+#include <hs/hs.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "match/literal_matcher.hpp"
+
+namespace stealscan {
+
+struct VectorscanMatcher::Database {
+  std::vector<std::string> shown;    // the user's patterns
+  std::vector<std::string> regexes;  // as run: escaped literals, -w/-x wrappers
+  MatchFlags flags;
+  bool plain_literals = false;       // -F without -w/-x: no confirmation, bounded length
+  bool every_line = false;           // a plain empty literal: every line matches
+  std::size_t longest = 0;
+  hs_database_t* hs = nullptr;       // null when every pattern is in `rest`
+  std::vector<std::uint8_t> confirm; // by pattern index: confirm a hit on its line
+  std::vector<std::uint32_t> confirm_set, rest_set;  // pattern indices
+
+  Database() = default;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  ~Database() { hs_free_database(hs); }
+
+  // Compiles the patterns not in rest_set. Each regex is first checked alone
+  // (hs_expression_info, cheap: no database is built), and one Vectorscan cannot
+  // parse moves to rest_set; if the set still fails, the pattern named by the
+  // error moves and the rest is compiled again (an error not tied to one pattern
+  // moves them all).
+  void compile();
+};
+
+namespace {
+
+std::string hs_reason(hs_compile_error_t* e) {
+  std::string s = e != nullptr && e->message != nullptr ? e->message : "unknown error";
+  hs_free_compile_error(e);
+  return s;
+}
+
+}  // namespace
+
+void VectorscanMatcher::Database::compile() {
+  if (hs_valid_platform() != HS_SUCCESS) {  // a CPU Vectorscan does not run on: RE2 alone
+    for (std::uint32_t k = 0; k < regexes.size(); ++k) rest_set.push_back(k);
+    return;
+  }
+  if (!plain_literals) {
+    const unsigned f = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY | (flags.ignore_case ? HS_FLAG_CASELESS : 0);
+    for (std::uint32_t k = 0; k < regexes.size(); ++k) {
+      hs_expr_info_t* info = nullptr;
+      hs_compile_error_t* err = nullptr;
+      if (hs_expression_info(regexes[k].c_str(), f, &info, &err) != HS_SUCCESS) {
+        hs_reason(err);
+        rest_set.push_back(k);
+      }
+      std::free(info);
+    }
+  }
+  std::vector<std::uint8_t> in_rest(regexes.size(), 0);
+  for (;;) {
+    for (auto k : rest_set) in_rest[k] = 1;
+    std::vector<std::uint32_t> ids;
+    std::vector<const char*> exprs;
+    std::vector<std::size_t> lengths;
+    std::vector<unsigned> hs_flags;
+    for (std::uint32_t k = 0; k < regexes.size(); ++k) {
+      if (in_rest[k] != 0) continue;
+      if (plain_literals && shown[k].empty()) continue;  // every_line covers it
+      ids.push_back(k);
+      unsigned f = flags.ignore_case ? HS_FLAG_CASELESS : 0;
+      if (plain_literals) {
+        exprs.push_back(shown[k].data());
+        lengths.push_back(shown[k].size());
+      } else {
+        exprs.push_back(regexes[k].c_str());
+        f |= HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
+      }
+      hs_flags.push_back(f);
+    }
+    if (ids.empty()) return;
+    hs_compile_error_t* err = nullptr;
+    const auto n = static_cast<unsigned>(ids.size());
+    const hs_error_t rc =
+        plain_literals
+            ? hs_compile_lit_multi(exprs.data(), hs_flags.data(), ids.data(), lengths.data(), n, HS_MODE_BLOCK,
+                                   nullptr, &hs, &err)
+            : hs_compile_multi(exprs.data(), hs_flags.data(), ids.data(), n, HS_MODE_BLOCK, nullptr, &hs, &err);
+    if (rc == HS_SUCCESS) return;
+    const int bad = err != nullptr ? err->expression : -1;
+    hs_reason(err);
+    hs = nullptr;
+    if (bad >= 0 && static_cast<unsigned>(bad) < n) {
+      rest_set.push_back(ids[static_cast<unsigned>(bad)]);
+    } else {
+      rest_set.insert(rest_set.end(), ids.begin(), ids.end());
+      return;
+    }
+  }
+}
+
+VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
+                                     const MatchFlags& flags) {
+  if (patterns.empty()) throw PatternError("no pattern given");
+  auto db = std::make_shared<Database>();
+  db->shown = patterns;
+  db->flags = flags;
+  db->plain_literals = syntax == PatternSyntax::literal && !flags.word && !flags.line;
+  for (const std::string& p : patterns) {
+    if (p.find('\n') != std::string::npos) throw PatternError("pattern '" + p + "' contains a newline");
+    db->longest = std::max(db->longest, p.size());
+    if (syntax == PatternSyntax::regex) check_regex(p, flags);
+    db->regexes.push_back(with_match_flags(syntax == PatternSyntax::regex ? p : escape_literal(p), flags));
+    if (db->plain_literals && p.empty()) db->every_line = true;
+    if (syntax == PatternSyntax::regex && has_unicode_class(p))
+      db->rest_set.push_back(static_cast<std::uint32_t>(db->regexes.size() - 1));
+  }
+  db->compile();
+  db->confirm.assign(patterns.size(), 0);
+  for (std::uint32_t k = 0; k < patterns.size(); ++k) {
+    const bool in_rest = std::find(db->rest_set.begin(), db->rest_set.end(), k) != db->rest_set.end();
+    if (!in_rest && !db->plain_literals && may_match_newline(db->regexes[k])) {
+      db->confirm[k] = 1;
+      db->confirm_set.push_back(k);
+    }
+  }
+  std::sort(db->rest_set.begin(), db->rest_set.end());
+  db->rest_set.erase(std::unique(db->rest_set.begin(), db->rest_set.end()), db->rest_set.end());
+  db_ = std::move(db);
+  if (db_->hs != nullptr && hs_alloc_scratch(db_->hs, &scratch_) != HS_SUCCESS) throw std::bad_alloc();
+
+  if (db_->plain_literals && !flags.ignore_case) {
+    columns_ = std::make_unique<LiteralMatcher>(db_->shown);
+  } else {
+    columns_ = std::make_unique<RegexMatcher>(db_->shown, db_->regexes, flags);
+  }
+  auto subset = [&](const std::vector<std::uint32_t>& set) -> std::unique_ptr<RegexMatcher> {
+    if (set.empty()) return nullptr;
+    std::vector<std::string> shown, regexes;
+    for (auto k : set) {
+      shown.push_back(db_->shown[k]);
+      regexes.push_back(db_->regexes[k]);
+    }
+    return std::make_unique<RegexMatcher>(std::move(shown), std::move(regexes), db_->flags, false);
+  };
+  // Vectorscan follows PCRE: `^` does not match after a '\n' that ends the data,
+  // so an empty last line of a block is never reported; RE2 says once whether an
+  // empty line (after a '\n') matches, and matching_lines() adds it.
+  const char nl[] = "\n";
+  empty_line_matches_ = columns_->find(nl, nl + 1, nl + 1).has_value();
+  confirm_ = subset(db_->confirm_set);
+  rest_ = subset(db_->rest_set);
+}
+
+VectorscanMatcher::VectorscanMatcher(const VectorscanMatcher& other)
+    : Matcher(other), db_(other.db_), columns_(other.columns_->clone()), empty_line_matches_(other.empty_line_matches_) {
+  if (other.scratch_ != nullptr && hs_clone_scratch(other.scratch_, &scratch_) != HS_SUCCESS) throw std::bad_alloc();
+  if (other.confirm_) confirm_ = std::unique_ptr<RegexMatcher>(static_cast<RegexMatcher*>(other.confirm_->clone().release()));
+  if (other.rest_) rest_ = std::unique_ptr<RegexMatcher>(static_cast<RegexMatcher*>(other.rest_->clone().release()));
+}
+
+VectorscanMatcher::~VectorscanMatcher() { hs_free_scratch(scratch_); }
+
+std::optional<std::size_t> VectorscanMatcher::max_match_length() const {
+  if (db_->plain_literals) return db_->longest;
+  return std::nullopt;
+}
+
+VectorscanMatcher::Plan VectorscanMatcher::plan() const {
+  Plan p;
+  p.re2_only = db_->rest_set.size();
+  p.vectorscan = db_->shown.size() - p.re2_only;
+  p.confirmed = db_->confirm_set.size();
+  return p;
+}
+
+// The state of one matching_lines() pass, for the callback.
+struct VectorscanMatcher::Scan {
+  const VectorscanMatcher* self;
+  const char* text;
+  std::size_t size;
+  std::vector<std::size_t>* out;
+  bool first_only;
+  bool sorted = true;
+  // The line holding the last match end: [begin, end] (end: its '\n' or the block end).
+  bool have_line = false;
+  std::size_t begin = 0, end = 0;
+  enum class State : std::uint8_t { open, matched, rejected } state = State::open;
+};
+
+int VectorscanMatcher::on_match(unsigned id, unsigned long long /*from*/, unsigned long long to, unsigned /*flags*/,
+                                void* context) {
+  Scan& s = *static_cast<Scan*>(context);
+  const auto at = static_cast<std::size_t>(to);
+  if (!s.have_line || at < s.begin || at > s.end) {
+    const auto* prev = static_cast<const char*>(memrchr(s.text, '\n', at));
+    const auto* next = static_cast<const char*>(std::memchr(s.text + at, '\n', s.size - at));
+    s.begin = prev != nullptr ? static_cast<std::size_t>(prev - s.text) + 1 : 0;
+    s.end = next != nullptr ? static_cast<std::size_t>(next - s.text) : s.size;
+    s.have_line = true;
+    s.state = Scan::State::open;
+  }
+  if (s.state == Scan::State::matched) return 0;
+  if (s.self->db_->confirm[id] != 0) {
+    if (s.state == Scan::State::rejected) return 0;
+    const char* line = s.text + s.begin;
+    if (!s.self->confirm_->find(s.text, line, s.text + s.end)) {
+      s.state = Scan::State::rejected;
+      return 0;
+    }
+  }
+  s.state = Scan::State::matched;
+  if (!s.out->empty() && s.out->back() >= s.begin) s.sorted = false;
+  s.out->push_back(s.begin);
+  return s.first_only ? 1 : 0;
+}
+
+void VectorscanMatcher::matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
+                                       bool first_only) const {
+  out.clear();
+  const auto size = static_cast<std::size_t>(end - text);
+  if (db_->every_line) {
+    for (const char* p = text;;) {
+      out.push_back(static_cast<std::size_t>(p - text));
+      if (first_only) return;
+      const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+      if (nl == nullptr) return;
+      p = nl + 1;
+    }
+  }
+  if (size > UINT_MAX) {  // longer than one Vectorscan call takes: the exact engine alone
+    columns_->Matcher::matching_lines(text, end, out, first_only);
+    return;
+  }
+  Scan s{this, text, size, &out, first_only};
+  if (db_->hs != nullptr) {
+    const hs_error_t rc = hs_scan(db_->hs, text, static_cast<unsigned>(size), 0, scratch_, &on_match, &s);
+    if (rc != HS_SUCCESS && rc != HS_SCAN_TERMINATED) throw std::runtime_error("vectorscan: scan failed (" + std::to_string(rc) + ")");
+    if (first_only && !out.empty()) return;
+  }
+  if (rest_ && !(first_only && !out.empty())) {
+    std::vector<std::size_t> more;
+    rest_->matching_lines(text, end, more, first_only);
+    out.insert(out.end(), more.begin(), more.end());
+    s.sorted = false;
+  }
+  if (empty_line_matches_ && (size == 0 || text[size - 1] == '\n') && (out.empty() || out.back() != size)) {
+    out.push_back(size);
+    if (first_only) return;
+  }
+  if (!s.sorted) {
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+}
+
+}  // namespace stealscan

@@ -1,0 +1,244 @@
+// The matching engines (make_matcher()) against references that look at one line
+// at a time: a naive substring search for literals (with -i, -w, -x written out by
+// hand), and RE2 on the line alone for regexes. Covers the pair filter, Vectorscan
+// with and without per-line confirmation, patterns Vectorscan rejects (RE2 alone),
+// 1,000 and 10,000 literals, and the pattern-text passes of regex_syntax.hpp.
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "match/matcher.hpp"
+#include "match/regex_matcher.hpp"
+#include "match/regex_syntax.hpp"
+#include "match/vectorscan_matcher.hpp"
+
+namespace stealscan {
+namespace {
+
+std::vector<std::string> split_lines(const std::string& block) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t nl = block.find('\n', start);
+    lines.push_back(block.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    if (nl == std::string::npos) return lines;
+    start = nl + 1;
+  }
+}
+
+// Offsets of the line starts of `block` whose line satisfies `pred`.
+template <class Pred>
+std::vector<std::size_t> lines_where(const std::string& block, Pred pred) {
+  std::vector<std::size_t> out;
+  std::size_t at = 0;
+  for (const std::string& line : split_lines(block)) {
+    if (pred(line)) out.push_back(at);
+    at += line.size() + 1;
+  }
+  return out;
+}
+
+std::vector<std::size_t> engine_lines(const Matcher& m, const std::string& block) {
+  std::vector<std::size_t> out;
+  m.matching_lines(block.data(), block.data() + block.size(), out, false);
+  return out;
+}
+
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// grep -F semantics, written out: any occurrence, whole-word or whole-line.
+bool literal_line_matches(const std::vector<std::string>& pats, std::string line, const MatchFlags& f) {
+  if (f.ignore_case) line = lower(line);
+  for (std::string p : pats) {
+    if (f.ignore_case) p = lower(p);
+    if (f.line) {
+      if (line == p) return true;
+      continue;
+    }
+    for (std::size_t at = line.find(p); at != std::string::npos; at = line.find(p, at + 1)) {
+      if (!f.word) return true;
+      const bool before = at == 0 || !is_word(line[at - 1]);
+      const bool after = at + p.size() == line.size() || !is_word(line[at + p.size()]);
+      if (before && after) return true;
+      if (at >= line.size()) break;
+    }
+  }
+  return false;
+}
+
+std::string random_text(std::mt19937& rng, std::size_t n, const std::string& alphabet) {
+  std::string s(n, ' ');
+  for (auto& c : s) c = alphabet[rng() % alphabet.size()];
+  return s;
+}
+
+TEST(Engines, literal_sets_of_every_size_and_flag_find_the_lines_a_naive_search_finds) {
+  std::mt19937 rng(11);
+  const MatchFlags flag_sets[] = {{}, {true, false, false}, {false, true, false}, {false, false, true},
+                                  {true, true, false}};
+  for (const std::size_t npat : {1u, 3u, 9u, 40u, 200u}) {
+    for (const MatchFlags& f : flag_sets) {
+      for (int round = 0; round < (npat >= 40 ? 4 : 20); ++round) {
+        std::vector<std::string> pats;
+        for (std::size_t k = 0; k < npat; ++k) pats.push_back(random_text(rng, 1 + rng() % 4, "abAB_ -"));
+        const std::string block = random_text(rng, rng() % 400, "aabbAB_ -\n");
+        const auto m = make_matcher(pats, PatternSyntax::literal, f);
+        const auto want = lines_where(block, [&](const std::string& l) { return literal_line_matches(pats, l, f); });
+        ASSERT_EQ(engine_lines(*m, block), want)
+            << npat << " patterns, i=" << f.ignore_case << " w=" << f.word << " x=" << f.line << " first '"
+            << pats[0] << "' block '" << block << "'";
+      }
+    }
+  }
+}
+
+TEST(Engines, a_thousand_and_ten_thousand_literals_find_the_lines_a_naive_search_finds) {
+  std::mt19937 rng(5);
+  for (const std::size_t npat : {1000u, 10000u}) {
+    std::vector<std::string> pats;
+    for (std::size_t k = 0; k < npat; ++k) pats.push_back(random_text(rng, 4 + rng() % 6, "abcdefghij"));
+    std::string block;
+    for (int line = 0; line < 300; ++line) {
+      block += random_text(rng, rng() % 60, "abcdefghij ");
+      if (line % 7 == 0) block += pats[rng() % npat];  // some lines surely match
+      block += '\n';
+    }
+    block.pop_back();
+    const auto m = make_matcher(pats, PatternSyntax::literal);
+    const auto want = lines_where(block, [&](const std::string& l) { return literal_line_matches(pats, l, {}); });
+    EXPECT_GE(want.size(), 43u);
+    EXPECT_EQ(engine_lines(*m, block), want) << npat << " patterns";
+  }
+}
+
+// Regex shapes: plain, anchored, classes that hold '\n' (confirmed per line),
+// empty matches, flags, a Unicode class and an ungreedy flag (RE2 alone).
+const std::vector<std::string> kShapes{
+    "a+b",     "^b",         "a$",      "b[^b]*b", "(ab|ba)a", "^$",     "^\\s*$", "a\\s*b",  "[[:space:]]a",
+    "\\bab\\b", "(?i)AB",     "x*",      "a.b",     "(?s)a.b",  "\\Wa",   "\\pL b", "(?U)a+b", "[^a]b$",
+};
+
+TEST(Engines, regex_sets_find_the_lines_re2_finds_on_each_line_alone) {
+  std::mt19937 rng(3);
+  const MatchFlags flag_sets[] = {{}, {true, false, false}, {false, true, false}, {false, false, true}};
+  for (int round = 0; round < 600; ++round) {
+    const MatchFlags& f = flag_sets[round % 4];
+    std::vector<std::string> pats;
+    const std::size_t npat = 1 + rng() % 4;
+    for (std::size_t k = 0; k < npat; ++k) pats.push_back(kShapes[rng() % kShapes.size()]);
+    const std::string block = random_text(rng, rng() % 120, round % 2 ? "ab \n" : "aabB  \t\n\n");
+    const auto m = make_matcher(pats, PatternSyntax::regex, f);
+    std::vector<std::unique_ptr<RE2>> each;
+    for (const auto& p : pats)
+      each.push_back(std::make_unique<RE2>(with_match_flags(p, f), RegexMatcher::options(f)));
+    const auto want = lines_where(block, [&](const std::string& l) {
+      return std::any_of(each.begin(), each.end(), [&](const auto& re) { return RE2::PartialMatch(l, *re); });
+    });
+    std::string all;
+    for (const auto& p : pats) all += p + "  ";
+    ASSERT_EQ(engine_lines(*m, block), want)
+        << "patterns " << all << "i=" << f.ignore_case << " w=" << f.word << " x=" << f.line << " block '" << block
+        << "'";
+  }
+}
+
+TEST(Engines, first_only_reports_the_first_matching_line) {
+  const auto m = make_matcher({"b$", "(?U)zz+"}, PatternSyntax::regex);
+  const std::string block = "a\nab\nzzz\nb";
+  std::vector<std::size_t> out;
+  m->matching_lines(block.data(), block.data() + block.size(), out, true);
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out.front(), 2u);
+}
+
+TEST(Engines, an_empty_last_line_is_matched_by_a_pattern_that_matches_empty_lines) {
+  for (const std::string& p : {"^$", "^\\s*$", "x*"}) {
+    const auto m = make_matcher({p}, PatternSyntax::regex);
+    // Lines "a", "", "" : the block ends where the last (empty) line does.
+    const std::string block = "a\n\n";
+    const std::vector<std::size_t> want = p == "x*" ? std::vector<std::size_t>{0, 2, 3} : std::vector<std::size_t>{2, 3};
+    EXPECT_EQ(engine_lines(*m, block), want) << p;
+  }
+}
+
+TEST(Engines, patterns_vectorscan_rejects_or_reads_otherwise_run_on_re2) {
+  const VectorscanMatcher m({"(?U)a+b", "^\\pL$", "c[^d]e", "fg"}, PatternSyntax::regex, {});
+  const auto plan = m.plan();
+  EXPECT_EQ(plan.re2_only, 2u);
+  EXPECT_EQ(plan.vectorscan, 2u);
+  EXPECT_EQ(plan.confirmed, 1u);
+  // "c\ne1": c[^d]e's hit across the line end is confirmed away.
+  EXPECT_EQ(engine_lines(m, "xx\naab\n\xe9\nc\ne1\ncxe\nfg"), (std::vector<std::size_t>{3, 7, 9, 14, 18}));
+}
+
+TEST(Engines, word_matches_are_reported_without_the_bytes_around_them) {
+  const auto m = make_matcher({"foo"}, PatternSyntax::literal, {false, true, false});
+  const std::string line = "foo,foo xfoo foo_ (foo)";
+  std::vector<Match> all;
+  m->all_in_line(line.data(), line.data() + line.size(), all);
+  std::vector<std::ptrdiff_t> cols;
+  for (const Match& x : all) {
+    cols.push_back(x.begin - line.data());
+    EXPECT_EQ(x.length, 3u);
+  }
+  EXPECT_EQ(cols, (std::vector<std::ptrdiff_t>{0, 4, 19}));
+}
+
+TEST(Engines, a_regex_that_asks_for_a_newline_is_refused_with_its_position) {
+  for (const std::string& p : {"a\\nb", "x[\\n]", "\\x0a", "a\\x{a}"}) {
+    try {
+      make_matcher({p}, PatternSyntax::regex);
+      ADD_FAILURE() << p << " was accepted";
+    } catch (const PatternError& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + p + "'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("never spans lines"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(make_matcher({"[\\na]", "[^\\n]", "\\\\n"}, PatternSyntax::regex));
+}
+
+TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
+  auto original = make_matcher({"b[^c]*d", "zz", "(?U)q+"}, PatternSyntax::regex, {true, false, false});
+  auto copy = original->clone();
+  original.reset();
+  EXPECT_EQ(engine_lines(*copy, "B\nd\nbxD\nZZ\nq"), (std::vector<std::size_t>{4, 8, 11}));
+}
+
+TEST(RegexSyntax, may_match_newline_is_false_only_where_no_newline_can_match) {
+  for (const char* r : {"abc", "a.b", "[a-z]+", "\\d\\w\\b", "\\x41", "[[:alpha:]]", "\\.\\*", "(?i)ab", "\\Qa[^b\\E",
+                        "[]a]", "a{2,3}"})
+    EXPECT_FALSE(may_match_newline(r)) << r;
+  for (const char* r : {"\\s", "[^a]", "(?s).", "(?is)x", "\\W", "\\D", "\\S", "[[:space:]]", "\\x0a", "\\x{a}",
+                        "\\n", "\\pL", "\\v", "\\012", "[\t-\r]"})
+    EXPECT_TRUE(may_match_newline(r)) << r;
+}
+
+TEST(RegexSyntax, escape_literal_matches_exactly_the_bytes_of_the_literal) {
+  std::mt19937 rng(9);
+  for (int round = 0; round < 500; ++round) {
+    std::string lit;
+    const std::size_t n = 1 + rng() % 12;
+    for (std::size_t i = 0; i < n; ++i) {
+      char c = static_cast<char>(rng() % 256);
+      if (c == '\n') c = 'n';
+      lit += c;
+    }
+    const RE2 re(escape_literal(lit), RegexMatcher::options({}));
+    ASSERT_TRUE(re.ok()) << re.error();
+    EXPECT_TRUE(RE2::FullMatch(lit, re));
+    EXPECT_FALSE(may_match_newline(escape_literal(lit)));
+  }
+}
+
+}  // namespace
+}  // namespace stealscan
