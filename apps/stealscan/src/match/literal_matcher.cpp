@@ -12,7 +12,7 @@ constexpr std::uint32_t kBase = 0x01000193;  // an odd multiplier: every byte po
 LiteralMatcher::LiteralMatcher(std::vector<std::string> patterns) : patterns_(std::move(patterns)) {
   if (patterns_.empty()) throw PatternError("no pattern given");
   for (const auto& p : patterns_)
-    if (p.find('\n') != std::string::npos) throw PatternError("pattern '" + p + "' contains a newline");
+    if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
   build();
 }
 

@@ -16,7 +16,10 @@ void Matcher::matching_lines(const char* text, const char* end, std::vector<std:
   out.clear();
   const char* from = text;
   while (from <= end) {
-    const auto m = find(text, from, end);
+    // Context: one byte before `from` (a '\n' after the first line) is all `^`
+    // and `\b` need; passing the whole block would let an engine look through
+    // it on every call.
+    const auto m = find(from == text ? text : from - 1, from, end);
     if (!m) return;
     const auto* prev_nl = static_cast<const char*>(memrchr(from, '\n', static_cast<std::size_t>(m->begin - from)));
     const char* ls = prev_nl != nullptr ? prev_nl + 1 : from;
@@ -29,11 +32,16 @@ void Matcher::matching_lines(const char* text, const char* end, std::vector<std:
   }
 }
 
+std::string quote_pattern(std::string_view pattern) {
+  if (pattern.size() <= 80) return "'" + std::string(pattern) + "'";
+  return "'" + std::string(pattern.substr(0, 60)) + "...' (" + std::to_string(pattern.size()) + " bytes)";
+}
+
 std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
                                       const MatchFlags& flags) {
   if (patterns.empty()) throw PatternError("no pattern given");
   for (const auto& p : patterns)
-    if (p.find('\n') != std::string::npos) throw PatternError("pattern '" + p + "' contains a newline");
+    if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
   const bool plain = !flags.ignore_case && !flags.word && !flags.line;
   if (syntax == PatternSyntax::literal && plain) {
     std::size_t nonempty = 0;

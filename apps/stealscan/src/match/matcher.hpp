@@ -28,6 +28,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "match/regex_syntax.hpp"
@@ -85,6 +86,10 @@ enum class PatternSyntax { literal, regex };
 struct PatternError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
+
+// A pattern quoted for a message: 'text', or its first 60 bytes and its length
+// when it is longer than 80 (a 100,000-byte pattern must not flood the terminal).
+std::string quote_pattern(std::string_view pattern);
 
 // Patterns must not contain '\n' (the command line splits them at newlines, as
 // grep does); throws PatternError for one that does, for an empty list, for a

@@ -9,7 +9,15 @@ namespace {
 
 std::unique_ptr<RE2> compile(const std::string& text, const std::string& shown, const RE2::Options& o) {
   auto re = std::make_unique<RE2>(text, o);
-  if (!re->ok()) throw PatternError("invalid regex '" + shown + "': " + re->error());
+  if (!re->ok()) {
+    // RE2 names the offending part (error_arg); say where it starts.
+    std::string where;
+    const std::size_t at = re->error_arg().empty() ? std::string::npos : shown.find(re->error_arg());
+    if (at != std::string::npos) where = " at offset " + std::to_string(at);
+    std::string reason = re->error();
+    if (reason.size() > 160) reason = reason.substr(0, 120) + "...";
+    throw PatternError("invalid regex " + quote_pattern(shown) + where + ": " + reason);
+  }
   return re;
 }
 
@@ -26,10 +34,10 @@ RE2::Options RegexMatcher::options(const MatchFlags& flags) {
 }
 
 void check_regex(const std::string& regex, const MatchFlags& flags) {
-  if (regex.find('\n') != std::string::npos) throw PatternError("pattern '" + regex + "' contains a newline");
+  if (regex.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(regex) + " contains a newline");
   compile(regex, regex, RegexMatcher::options(flags));
   if (const auto at = newline_literal_at(regex))
-    throw PatternError("invalid regex '" + regex + "': it asks for a line end (\\n) at offset " +
+    throw PatternError("invalid regex " + quote_pattern(regex) + ": it asks for a line end (\\n) at offset " +
                        std::to_string(*at) + ", and a match never spans lines");
 }
 

@@ -114,7 +114,7 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
   db->flags = flags;
   db->plain_literals = syntax == PatternSyntax::literal && !flags.word && !flags.line;
   for (const std::string& p : patterns) {
-    if (p.find('\n') != std::string::npos) throw PatternError("pattern '" + p + "' contains a newline");
+    if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
     db->longest = std::max(db->longest, p.size());
     if (syntax == PatternSyntax::regex) check_regex(p, flags);
     db->regexes.push_back(with_match_flags(syntax == PatternSyntax::regex ? p : escape_literal(p), flags));
@@ -210,8 +210,10 @@ int VectorscanMatcher::on_match(unsigned id, unsigned long long /*from*/, unsign
   if (s.state == Scan::State::matched) return 0;
   if (s.self->db_->confirm[id] != 0) {
     if (s.state == Scan::State::rejected) return 0;
+    // Context: the byte before the line (its '\n', for `^` and `\b`), not the
+    // whole block, which RE2 would look through on every call.
     const char* line = s.text + s.begin;
-    if (!s.self->confirm_->find(s.text, line, s.text + s.end)) {
+    if (!s.self->confirm_->find(line == s.text ? line : line - 1, line, s.text + s.end)) {
       s.state = Scan::State::rejected;
       return 0;
     }

@@ -50,8 +50,14 @@ class RangeScan {
         continue;
       }
       char* d = w_.data();
-      const auto* nl = static_cast<const char*>(memrchr(d + i, '\n', w_.size() - i));
+      // Bytes before no_newline_until_ were searched already (a long partial line
+      // is read block after block): search only the new ones, or a line of n
+      // bytes would cost n^2 / block.
+      std::size_t look = i;
+      if (no_newline_until_ > w_.offset() + i) look = static_cast<std::size_t>(no_newline_until_ - w_.offset());
+      const auto* nl = static_cast<const char*>(memrchr(d + look, '\n', w_.size() - look));
       if (nl == nullptr) {  // [i, size) is part of one line
+        no_newline_until_ = w_.offset() + w_.size();
         if (w_.eof()) {     // the last line, without '\n'
           block(i, w_.size(), false);
           break;
@@ -250,6 +256,7 @@ class RangeScan {
   std::size_t overlap_ = 0;
   std::size_t tail_step_ = 0;
   std::uint64_t lines_before_ = 0;  // owned lines before the current position (numbering)
+  std::uint64_t no_newline_until_ = 0;  // file offset: no '\n' in [current line start, this)
   bool stopped_ = false;            // mode list found its line
   ScanResult result_;
 };
