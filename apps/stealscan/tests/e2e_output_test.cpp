@@ -99,6 +99,9 @@ TEST(ExitStatus, bad_arguments_exit_2_with_a_message_naming_the_value) {
       {{"--max-in-flight", "0", "x"}, "invalid --max-in-flight '0'"},
       {{"--frobnicate", "x"}, "unknown option '--frobnicate'"},
       {{"-E", "a(b", "."}, "invalid regex 'a(b': missing )"},
+      {{"-E", "a\\nb", "."}, "it asks for a line end"},
+      {{"-E", std::string(200, 'x') + "(", "."}, "(201 bytes): missing )"},
+      {{"-E", "ab[c", "."}, "invalid regex 'ab[c' at offset 2: missing ]"},
       {{}, "no pattern given"},
       {{"-f", "/nonexistent/patterns"}, "cannot read pattern file '/nonexistent/patterns'"},
   };

@@ -12,7 +12,8 @@ std::unique_ptr<RE2> compile(const std::string& text, const std::string& shown, 
   if (!re->ok()) {
     // RE2 names the offending part (error_arg); say where it starts.
     std::string where;
-    const std::size_t at = re->error_arg().empty() ? std::string::npos : shown.find(re->error_arg());
+    const bool part = !re->error_arg().empty() && re->error_arg().size() < shown.size();
+    const std::size_t at = part ? shown.find(re->error_arg()) : std::string::npos;
     if (at != std::string::npos) where = " at offset " + std::to_string(at);
     std::string reason = re->error();
     if (reason.size() > 160) reason = reason.substr(0, 120) + "...";
