@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Matcher> matcher;
   try {
-    matcher = make_matcher(cmd.patterns, cmd.syntax, cmd.flags);
+    matcher = make_matcher(cmd.patterns, cmd.syntax, cmd.flags, cmd.engine);
   } catch (const PatternError& e) {
     diag.message(e.what());
     return kError;

@@ -24,6 +24,8 @@ Patterns:
   -w, --word-regexp         a match must be a whole word: no word byte ([0-9A-Za-z_])
                             just before or after it
   -x, --line-regexp         a match must be the whole line
+      --engine ENGINE       auto (default: a few plain literals on our SIMD filter,
+                            the rest on Vectorscan), vectorscan, or re2 (all on RE2)
 Output (default: PATH:LINE:TEXT for each matching line):
   -c, --count               PATH:N, the number of matching lines, for files with N >= 1
   -l, --files-with-matches  the path of each file with a matching line
@@ -164,6 +166,17 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       flag(c.flags.word);
     } else if (name == "-x" || name == "--line-regexp") {
       flag(c.flags.line);
+    } else if (name == "--engine") {
+      const std::string v = value();
+      if (v == "auto") {
+        c.engine = Engine::automatic;
+      } else if (v == "vectorscan") {
+        c.engine = Engine::vectorscan;
+      } else if (v == "re2") {
+        c.engine = Engine::re2;
+      } else {
+        throw UsageError("invalid --engine '" + v + "': expected auto, vectorscan or re2");
+      }
     } else if (name == "-c" || name == "--count") {
       flag(on);
       c.config.output = OutputMode::count;

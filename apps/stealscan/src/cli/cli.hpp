@@ -24,6 +24,7 @@ struct Command {
   std::vector<std::string> patterns;
   PatternSyntax syntax = PatternSyntax::literal;
   MatchFlags flags;  // -i, -w, -x
+  Engine engine = Engine::automatic;
   ScanConfig config;                // paths: "." when none given
   std::optional<bool> with_filename;  // -H / --no-filename; else decided by main
   bool stats = false;

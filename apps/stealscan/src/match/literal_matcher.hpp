@@ -1,8 +1,10 @@
-// literal_matcher.hpp: LiteralMatcher, fixed-string patterns (the default mode).
-// Up to kPairFilterMaxPatterns non-empty patterns run on the pair filter
-// (pair_filter.hpp); more run on a Rabin-Karp search over a hash of each
-// pattern's first w bytes (w = the shortest pattern's length), slower but
-// independent of the number of patterns. An empty pattern matches every line, as
+// literal_matcher.hpp: LiteralMatcher, fixed-string patterns: the search engine for
+// a few plain literals (make_matcher() picks it for 1 to 3), and the exact
+// columns of matching lines for plain literal sets of any size (--json), behind
+// VectorscanMatcher. Up to kPairFilterMaxPatterns non-empty patterns run on the
+// pair filter (pair_filter.hpp); more run on a Rabin-Karp search over a hash of
+// each pattern's first w bytes (w = the shortest pattern's length), slower but
+// independent of the number of patterns (only matching lines reach it). An empty pattern matches every line, as
 // with grep -F -e ''.
 #pragma once
 

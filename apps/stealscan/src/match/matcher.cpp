@@ -10,6 +10,14 @@
 #include "match/vectorscan_matcher.hpp"
 
 namespace stealscan {
+namespace {
+// Plain literal sets up to this size run on the pair filter, larger ones on
+// Vectorscan: measured with stealscan_engine_bench over /usr/include headers
+// (README.md, "Matching engines"): the pair filter is faster for 1 to 3 literals
+// (3x for one frequent literal, whose many hits cost Vectorscan a callback each)
+// and slower from 4 on (1.7x slower at 8).
+constexpr std::size_t kPairFilterPreferred = 3;
+}  // namespace
 
 void Matcher::matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
                              bool first_only) const {
@@ -38,15 +46,24 @@ std::string quote_pattern(std::string_view pattern) {
 }
 
 std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
-                                      const MatchFlags& flags) {
+                                      const MatchFlags& flags, Engine engine) {
   if (patterns.empty()) throw PatternError("no pattern given");
   for (const auto& p : patterns)
     if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
+  if (engine == Engine::re2) {
+    std::vector<std::string> regexes;
+    for (const auto& p : patterns) {
+      if (syntax == PatternSyntax::regex) check_regex(p, flags);
+      regexes.push_back(with_match_flags(syntax == PatternSyntax::regex ? p : escape_literal(p), flags));
+    }
+    return std::make_unique<RegexMatcher>(patterns, std::move(regexes), flags);
+  }
   const bool plain = !flags.ignore_case && !flags.word && !flags.line;
-  if (syntax == PatternSyntax::literal && plain) {
+  if (syntax == PatternSyntax::literal && plain && engine == Engine::automatic) {
     std::size_t nonempty = 0;
     for (const auto& p : patterns) nonempty += !p.empty();
-    if (nonempty <= kPairFilterMaxPatterns) return std::make_unique<LiteralMatcher>(patterns);
+    static_assert(kPairFilterPreferred <= kPairFilterMaxPatterns);
+    if (nonempty <= kPairFilterPreferred) return std::make_unique<LiteralMatcher>(patterns);
   }
   return std::make_unique<VectorscanMatcher>(patterns, syntax, flags);
 }

@@ -82,6 +82,12 @@ class Matcher {
 
 enum class PatternSyntax { literal, regex };
 
+// Which engine runs the search (--engine): `automatic` is make_matcher()'s choice
+// (README.md, "Matching engines"); the others force one, for comparisons and as an
+// escape hatch: `vectorscan` (also for a few plain literals), `re2` (everything on
+// RE2, one DFA pass per block).
+enum class Engine { automatic, vectorscan, re2 };
+
 // Thrown for a pattern the engine rejects; the message names the pattern.
 struct PatternError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
@@ -96,6 +102,6 @@ std::string quote_pattern(std::string_view pattern);
 // regex RE2 rejects (naming it and RE2's reason) and for one that asks for a '\n'
 // (it could only match across lines).
 std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
-                                      const MatchFlags& flags = {});
+                                      const MatchFlags& flags = {}, Engine engine = Engine::automatic);
 
 }  // namespace stealscan
