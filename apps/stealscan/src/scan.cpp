@@ -81,14 +81,25 @@ ScanMode scan_mode(OutputMode m) {
 ScanReport run_scan(const ScanConfig& config, const Matcher& matcher, Diagnostics& diag) {
   const auto start = std::chrono::steady_clock::now();
   Stdout out;
-  const HitFormat format(config.output, config.with_filename, matcher);
+  const bool context = config.output == OutputMode::lines && (config.before > 0 || config.after > 0);
+  const HitFormat format(config.output,
+                         FormatOptions{config.with_filename, config.line_numbers, config.only_matching, context},
+                         matcher);
   InFlightBudget budget(config.max_in_flight);
   std::vector<Tally> tallies(config.workers + 1);  // the last one is the walker's
-  std::vector<WorkerOutput> outputs(config.workers, WorkerOutput(out));
+  std::vector<WorkerOutput> outputs(config.workers, WorkerOutput(out, context));
 
   const ScanMode mode = scan_mode(config.output);
   ScanSettings settings;
-  settings.scan = ScanOptions{mode, mode == ScanMode::lines || mode == ScanMode::matches};
+  settings.scan.mode = mode;
+  settings.scan.number_lines = (mode == ScanMode::lines && config.line_numbers) || mode == ScanMode::matches;
+  settings.scan.invert = config.invert;
+  settings.scan.only_matching = mode == ScanMode::lines && config.only_matching;
+  settings.scan.max_count = config.max_count;
+  if (mode == ScanMode::lines) {
+    settings.scan.before = config.before;
+    settings.scan.after = config.after;
+  }
   settings.chunk_size = config.chunk_size;
   // Enough chunks of one file in flight for every worker to take one, and one more each.
   settings.chunk_window = static_cast<std::uint32_t>(std::max<std::size_t>(2, 2 * config.workers));

@@ -27,6 +27,12 @@ struct ScanConfig {
   std::vector<std::string> paths;
   OutputMode output = OutputMode::lines;
   bool with_filename = true;
+  bool line_numbers = false;   // -n
+  bool invert = false;         // -v
+  bool only_matching = false;  // -o
+  std::uint64_t max_count = ScanOptions::kNoLimit;  // -m
+  std::uint32_t before = 0;    // -B (and -C)
+  std::uint32_t after = 0;     // -A (and -C)
   std::size_t workers = 1;
   WalkOptions walk;
   bool binary_as_text = false;

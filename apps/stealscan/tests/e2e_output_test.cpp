@@ -28,7 +28,7 @@ TEST(Output, lines_of_a_split_file_come_in_order_with_exact_numbers_like_grep_n)
   const ProcessResult want = run_process({"grep", "-nF", "needle", t.path("big.txt")}, {"LC_ALL=C"});
   ASSERT_EQ(want.status, 0);
   for (const char* chunk : {"4096", "1000"}) {
-    const ProcessResult got = run_process({kBin, "-j", "3", "--chunk-size", chunk, "needle", t.path("big.txt")});
+    const ProcessResult got = run_process({kBin, "-n", "-j", "3", "--chunk-size", chunk, "needle", t.path("big.txt")});
     EXPECT_EQ(got.status, 0) << got.err;
     EXPECT_TRUE(got.out == want.out) << "chunk " << chunk << ": output differs from grep -n (in order)";
   }
@@ -46,12 +46,14 @@ TEST(Output, json_reports_every_match_with_line_column_and_pattern) {
                        f + "\"line\":3,\"column\":1,\"pattern\":\"-----BEGIN\"}\n");
 }
 
-TEST(Output, default_lines_carry_the_path_for_a_directory_and_not_for_one_file) {
+TEST(Output, lines_carry_the_path_for_a_directory_and_not_for_one_file_and_numbers_with_n) {
   TempTree t;
   t.write("d/a.txt", "one\nneedle here\n");
-  EXPECT_EQ(run_process({kBin, "needle", t.path("d")}).out, t.path("d") + "/a.txt:2:needle here\n");
-  EXPECT_EQ(run_process({kBin, "needle", t.path("d/a.txt")}).out, "2:needle here\n");
-  EXPECT_EQ(run_process({kBin, "-H", "needle", t.path("d/a.txt")}).out, t.path("d/a.txt") + ":2:needle here\n");
+  EXPECT_EQ(run_process({kBin, "needle", t.path("d")}).out, t.path("d") + "/a.txt:needle here\n");
+  EXPECT_EQ(run_process({kBin, "needle", t.path("d/a.txt")}).out, "needle here\n");
+  EXPECT_EQ(run_process({kBin, "-n", "needle", t.path("d")}).out, t.path("d") + "/a.txt:2:needle here\n");
+  EXPECT_EQ(run_process({kBin, "-n", "needle", t.path("d/a.txt")}).out, "2:needle here\n");
+  EXPECT_EQ(run_process({kBin, "-n", "-H", "needle", t.path("d/a.txt")}).out, t.path("d/a.txt") + ":2:needle here\n");
   EXPECT_EQ(run_process({kBin, "-l", "needle", t.path("d")}).out, t.path("d") + "/a.txt\n");
 }
 

@@ -125,7 +125,7 @@ TEST(Engines, a_thousand_and_ten_thousand_literals_find_the_lines_a_naive_search
 // empty matches, flags, a Unicode class and an ungreedy flag (RE2 alone).
 const std::vector<std::string> kShapes{
     "a+b",     "^b",         "a$",      "b[^b]*b", "(ab|ba)a", "^$",     "^\\s*$", "a\\s*b",  "[[:space:]]a",
-    "\\bab\\b", "(?i)AB",     "x*",      "a.b",     "(?s)a.b",  "\\Wa",   "\\pL b", "(?U)a+b", "[^a]b$",
+    "\\bab\\b", "(?i)AB",     "x*",      "a.b",     "(?s)a.b",  "\\Wa",   "\\pL b", "(?U)a+b", "[^a]b$", "^ *$", "^a*$", " *$",
 };
 
 TEST(Engines, regex_sets_find_the_lines_re2_finds_on_each_line_alone) {
@@ -136,7 +136,8 @@ TEST(Engines, regex_sets_find_the_lines_re2_finds_on_each_line_alone) {
     std::vector<std::string> pats;
     const std::size_t npat = 1 + rng() % 4;
     for (std::size_t k = 0; k < npat; ++k) pats.push_back(kShapes[rng() % kShapes.size()]);
-    const std::string block = random_text(rng, rng() % 120, round % 2 ? "ab \n" : "aabB  \t\n\n");
+    std::string block = random_text(rng, rng() % 120, round % 2 ? "ab \n" : "aabB  \t\n\n");
+    if (round % 3 == 0) block += std::string(1 + rng() % 3, '\n');  // trailing empty lines
     const auto m = make_matcher(pats, PatternSyntax::regex, f);
     std::vector<std::unique_ptr<RE2>> each;
     for (const auto& p : pats)

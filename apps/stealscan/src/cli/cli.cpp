@@ -26,8 +26,15 @@ Patterns:
   -x, --line-regexp         a match must be the whole line
       --engine ENGINE       auto (default: a few plain literals on our SIMD filter,
                             the rest on Vectorscan), vectorscan, or re2 (all on RE2)
-Output (default: PATH:LINE:TEXT for each matching line):
-  -c, --count               PATH:N, the number of matching lines, for files with N >= 1
+Output (default: PATH:TEXT for each matching line):
+  -n, --line-number         PATH:LINE:TEXT (LINE from 1); -N, --no-line-number: not
+  -o, --only-matching       each match on its own line (PATH:[LINE:]MATCH)
+  -v, --invert-match        select the lines that do NOT match
+  -m, --max-count N         stop each file after N selected lines
+  -A, --after-context N     N lines of context after each selected line
+  -B, --before-context N    N lines before; -C, --context N: both (PATH-[LINE-]TEXT,
+                            groups that do not touch separated by "--")
+  -c, --count               PATH:N, the number of selected lines, for files with N >= 1
   -l, --files-with-matches  the path of each file with a matching line
       --json                one JSON object per match: file, line, column, pattern
   -H, --with-filename       print PATH: also when searching a single file
@@ -56,6 +63,9 @@ namespace {
 
 constexpr std::uint64_t kMaxChunk = std::uint64_t{1} << 30;
 constexpr std::uint64_t kMaxInFlight = 10'000'000;
+constexpr std::uint64_t kMaxContext = 1'000'000;  // -A/-B/-C: lines kept, at most
+// Short options that take a value, which may be glued to them ("-A2").
+constexpr char kShortWithValue[] = "efjmABC";
 
 std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t lo, std::uint64_t hi) {
   std::uint64_t v = 0;
@@ -137,6 +147,9 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
         name = a.substr(0, eq);
         inline_value = a.substr(eq + 1);
       }
+    } else if (a.size() > 2 && std::string_view(kShortWithValue).find(a[1]) != std::string_view::npos) {
+      name = a.substr(0, 2);  // "-j4", "-A2", "-efoo": a short option and its value
+      inline_value = a.substr(2);
     }
     auto value = [&]() -> std::string {
       if (inline_value) return *inline_value;
@@ -177,6 +190,23 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       } else {
         throw UsageError("invalid --engine '" + v + "': expected auto, vectorscan or re2");
       }
+    } else if (name == "-n" || name == "--line-number") {
+      flag(c.config.line_numbers);
+    } else if (name == "-N" || name == "--no-line-number") {
+      flag(on);
+      c.config.line_numbers = false;
+    } else if (name == "-v" || name == "--invert-match") {
+      flag(c.config.invert);
+    } else if (name == "-o" || name == "--only-matching") {
+      flag(c.config.only_matching);
+    } else if (name == "-m" || name == "--max-count") {
+      c.config.max_count = parse_count(name, value(), 0, ScanOptions::kNoLimit - 1);
+    } else if (name == "-A" || name == "--after-context") {
+      c.config.after = static_cast<std::uint32_t>(parse_count(name, value(), 0, kMaxContext));
+    } else if (name == "-B" || name == "--before-context") {
+      c.config.before = static_cast<std::uint32_t>(parse_count(name, value(), 0, kMaxContext));
+    } else if (name == "-C" || name == "--context") {
+      c.config.after = c.config.before = static_cast<std::uint32_t>(parse_count(name, value(), 0, kMaxContext));
     } else if (name == "-c" || name == "--count") {
       flag(on);
       c.config.output = OutputMode::count;
@@ -205,8 +235,6 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       c.config.max_filesize = parse_size(name, value());
     } else if (name == "-j" || name == "--threads") {
       c.config.workers = static_cast<std::size_t>(parse_count(name, value(), 1, 4096));
-    } else if (a.size() > 2 && a.rfind("-j", 0) == 0) {  // "-j4"
-      c.config.workers = static_cast<std::size_t>(parse_count("-j", a.substr(2), 1, 4096));
     } else if (name == "--chunk-size") {
       const std::string v = value();
       const std::uint64_t n = parse_size(name, v);
@@ -230,12 +258,12 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       std::vector<std::string> split;
       for (std::size_t k = 1; k < a.size(); ++k) {
         const std::string one = std::string("-") + a[k];
-        if (one == "-e" || one == "-f" || one == "-j")
+        if (std::string_view(kShortWithValue).find(a[k]) != std::string_view::npos)
           throw UsageError("option " + one + " in '" + a + "' needs a value: give it on its own");
         split.push_back(one);
       }
       for (const auto& s : split)
-        if (std::string_view("FEclHLaiwx").find(s[1]) == std::string_view::npos)
+        if (std::string_view("FEclHLaiwxnNvo").find(s[1]) == std::string_view::npos)
           throw UsageError("unknown option '" + s + "' in '" + a + "' (try --help)");
       std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       std::vector<std::string> again(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i));
@@ -253,6 +281,9 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
   }
   if (c.patterns.empty()) throw UsageError("no pattern given: the pattern file is empty");
   c.config.paths = operands.empty() ? std::vector<std::string>{"."} : operands;
+  if (c.config.output == OutputMode::json && (c.config.invert || c.config.only_matching ||
+                                               c.config.before > 0 || c.config.after > 0))
+    throw UsageError("--json reports matches: it cannot be combined with -v, -o, -A, -B or -C");
   return c;
 }
 

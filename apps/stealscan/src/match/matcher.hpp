@@ -62,6 +62,14 @@ class Matcher {
   virtual void matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
                               bool first_only) const;
 
+  // The leftmost match starting in [from, end] inside the line [line, end),
+  // leftmost-first among the patterns (the first that matches at that start):
+  // what -o prints, one after another. The default asks find() with the line as
+  // context.
+  [[nodiscard]] virtual std::optional<Match> next_match(const char* line, const char* from, const char* end) const {
+    return find(line, from, end);
+  }
+
   // Every match within one line [line, line_end) in order of start, then pattern:
   // appended to `out` (cleared first). Literal patterns report overlapping
   // occurrences (each pattern at each start); a regex reports its own

@@ -62,6 +62,29 @@ std::optional<Match> RegexMatcher::find(const char* text, const char* from, cons
   return Match{m.data(), static_cast<std::uint32_t>(m.size()), Match::kSomePattern};
 }
 
+std::optional<Match> RegexMatcher::next_match(const char* line, const char* from, const char* end) const {
+  if (group_ == 0 || each_.empty()) return find(line, from, end);
+  // The word group of each pattern: the leftmost start wins, the lowest index
+  // among equal starts (the alternation's order).
+  const re2::StringPiece t(line, static_cast<std::size_t>(end - line));
+  re2::StringPiece m[2];
+  std::optional<Match> best;
+  for (std::uint32_t k = 0; k < each_.size(); ++k) {
+    // A word match may begin one byte before `from` (its leading non-word byte).
+    std::size_t pos = static_cast<std::size_t>(from - line);
+    if (pos > 0) --pos;
+    while (pos <= t.size() && each_[k]->Match(t, pos, t.size(), RE2::UNANCHORED, m, 2)) {
+      if (m[1].data() >= from) {
+        if (!best || m[1].data() < best->begin)
+          best = Match{m[1].data(), static_cast<std::uint32_t>(m[1].size()), k};
+        break;
+      }
+      pos = static_cast<std::size_t>(m[0].data() - line) + 1;
+    }
+  }
+  return best;
+}
+
 void RegexMatcher::all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const {
   out.clear();
   const re2::StringPiece t(line, static_cast<std::size_t>(line_end - line));

@@ -39,6 +39,8 @@ class RegexMatcher final : public Matcher {
   // (it is found by one program for all patterns, without submatches); it lies
   // in the word's line. all_in_line() reports the word alone.
   [[nodiscard]] std::optional<Match> find(const char* text, const char* from, const char* end) const override;
+  // With -w, the word itself (the leftmost word match among the patterns).
+  [[nodiscard]] std::optional<Match> next_match(const char* line, const char* from, const char* end) const override;
   void all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const override;
   [[nodiscard]] std::optional<std::size_t> max_match_length() const override { return std::nullopt; }
   [[nodiscard]] const std::string& pattern(std::uint32_t index) const override { return shown_[index]; }

@@ -150,9 +150,8 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
     }
     return std::make_unique<RegexMatcher>(std::move(shown), std::move(regexes), db_->flags, false);
   };
-  // Vectorscan follows PCRE: `^` does not match after a '\n' that ends the data,
-  // so an empty last line of a block is never reported; RE2 says once whether an
-  // empty line (after a '\n') matches, and matching_lines() adds it.
+  // Whether an empty line (after a '\n') matches: RE2 says it once, for the
+  // trailing empty lines of a block that Vectorscan is not shown (matching_lines()).
   const char nl[] = "\n";
   empty_line_matches_ = columns_->find(nl, nl + 1, nl + 1).has_value();
   confirm_ = subset(db_->confirm_set);
@@ -241,21 +240,33 @@ void VectorscanMatcher::matching_lines(const char* text, const char* end, std::v
     columns_->Matcher::matching_lines(text, end, out, first_only);
     return;
   }
-  Scan s{this, text, size, &out, first_only};
-  if (db_->hs != nullptr) {
-    const hs_error_t rc = hs_scan(db_->hs, text, static_cast<unsigned>(size), 0, scratch_, &on_match, &s);
-    if (rc != HS_SUCCESS && rc != HS_SCAN_TERMINATED) throw std::runtime_error("vectorscan: scan failed (" + std::to_string(rc) + ")");
+  // Vectorscan is given the block without its trailing empty lines: it follows
+  // PCRE, where `^` does not match after a '\n' that ends the data, and Vectorscan
+  // 5.4.9 also misses `^ *$` on an empty line when the data ends just after it.
+  // Every empty line after a '\n' matches alike, so RE2 decides them once
+  // (empty_line_matches_, in the constructor) and they are added here.
+  std::size_t scanned = size;
+  while (scanned > 0 && text[scanned - 1] == '\n') --scanned;
+  Scan s{this, text, scanned, &out, first_only};
+  if (db_->hs != nullptr && scanned > 0) {
+    const hs_error_t rc = hs_scan(db_->hs, text, static_cast<unsigned>(scanned), 0, scratch_, &on_match, &s);
+    if (rc != HS_SUCCESS && rc != HS_SCAN_TERMINATED)
+      throw std::runtime_error("vectorscan: scan failed (" + std::to_string(rc) + ")");
     if (first_only && !out.empty()) return;
+  }
+  if (empty_line_matches_ && (scanned < size || size == 0)) {
+    if (scanned == 0) out.push_back(0);                                 // the first line is empty too
+    for (std::size_t q = scanned; q < size; ++q) out.push_back(q + 1);  // the line after each '\n'
+    if (first_only) {
+      out.resize(1);
+      return;
+    }
   }
   if (rest_ && !(first_only && !out.empty())) {
     std::vector<std::size_t> more;
     rest_->matching_lines(text, end, more, first_only);
     out.insert(out.end(), more.begin(), more.end());
     s.sorted = false;
-  }
-  if (empty_line_matches_ && (size == 0 || text[size - 1] == '\n') && (out.empty() || out.back() != size)) {
-    out.push_back(size);
-    if (first_only) return;
   }
   if (!s.sorted) {
     std::sort(out.begin(), out.end());

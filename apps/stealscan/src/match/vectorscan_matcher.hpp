@@ -53,6 +53,9 @@ class VectorscanMatcher final : public Matcher {
   [[nodiscard]] std::optional<Match> find(const char* text, const char* from, const char* end) const override {
     return columns_->find(text, from, end);
   }
+  [[nodiscard]] std::optional<Match> next_match(const char* line, const char* from, const char* end) const override {
+    return columns_->next_match(line, from, end);
+  }
   void all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const override {
     columns_->all_in_line(line, line_end, out);
   }

@@ -30,10 +30,24 @@ void Stdout::write(std::string_view bytes) {
   write_locked(bytes);
 }
 
+void Stdout::begin_group_locked() {
+  if (any_group_) write_locked("--\n");
+  any_group_ = true;
+}
+
+void WorkerOutput::write_buffer_locked() {
+  if (grouped_ && !group_open_) {
+    out_->begin_group_locked();
+    group_open_ = true;
+  }
+  out_->write_locked(buf_);
+  buf_.clear();
+}
+
 void WorkerOutput::flush() {
   if (buf_.empty()) return;
-  out_->write(buf_);
-  buf_.clear();
+  std::lock_guard lock(out_->mutex());
+  write_buffer_locked();
 }
 
 void WorkerOutput::append_from_file(int fd, std::uint64_t offset, std::uint64_t length) {
@@ -58,8 +72,7 @@ void WorkerOutput::append_from_file(int fd, std::uint64_t offset, std::uint64_t 
   // Too long to buffer: this worker's records so far, then the line, in one
   // critical section, so no other worker's output lands inside the record.
   std::lock_guard lock(out_->mutex());
-  out_->write_locked(buf_);
-  buf_.clear();
+  write_buffer_locked();
   std::string piece(kInlineLine, '\0');
   while (length > 0) {
     const std::size_t n = length < piece.size() ? static_cast<std::size_t>(length) : piece.size();
@@ -115,7 +128,7 @@ void append_json_string(std::string& out, std::string_view s) {
 
 void HitFormat::count(WorkerOutput& out, std::string_view path, std::uint64_t n) const {
   std::string& b = out.buffer();
-  if (with_filename_) b.append(path).push_back(':');
+  if (o_.with_filename) b.append(path).push_back(':');
   append_number(b, n);
   b.push_back('\n');
 }
@@ -142,9 +155,20 @@ void HitFormat::hit(WorkerOutput& out, std::string_view path, int fd, const HitV
     return;
   }
   std::string& b = out.buffer();
-  if (with_filename_) b.append(path).push_back(':');
-  append_number(b, h.line_number);
-  b.push_back(':');
+  if (o_.context && h.gap) b.append("--\n");
+  const char sep = h.context ? '-' : ':';
+  if (o_.only_matching && !h.context) {
+    // -o: each match on its own record (the line is in memory: lines are held
+    // whole when matches are printed).
+    for (const MatchColumn& m : h.matches) {
+      prefix(b, path, h.line_number, sep);
+      if (h.text != nullptr) b.append(h.text + m.column, m.length);
+      b.push_back('\n');
+    }
+    out.end_of_record();
+    return;
+  }
+  prefix(b, path, h.line_number, sep);
   if (h.text != nullptr) {
     b.append(h.text, h.length);
   } else {
@@ -152,6 +176,14 @@ void HitFormat::hit(WorkerOutput& out, std::string_view path, int fd, const HitV
   }
   out.buffer().push_back('\n');
   out.end_of_record();
+}
+
+void HitFormat::prefix(std::string& b, std::string_view path, std::uint64_t line, char sep) const {
+  if (o_.with_filename) b.append(path).push_back(sep);
+  if (o_.line_numbers) {
+    append_number(b, line);
+    b.push_back(sep);
+  }
 }
 
 }  // namespace stealscan

@@ -9,11 +9,17 @@
 // instead of being buffered whole.
 //
 // HitFormat renders one record in the chosen --output mode (cli.hpp):
-//   count   PATH:N            (N matching lines; files with N >= 1 only)
+//   count   PATH:N            (N selected lines; files with N >= 1 only)
 //   list    PATH
-//   lines   PATH:LINE:TEXT    (LINE from 1)
+//   lines   PATH:TEXT, with -n PATH:LINE:TEXT (LINE from 1); with -o one record
+//           per match, its text for TEXT; context lines (-A/-B/-C) PATH-TEXT or
+//           PATH-LINE-TEXT, and "--" between groups of lines that are not adjacent
 //   json    {"file":PATH,"line":LINE,"column":COL,"pattern":PATTERN}  (COL: byte, from 1)
 // PATH: is left out when with_filename is false (a single file was given).
+//
+// With context lines, a file's records are one group: WorkerOutput writes them
+// at the end of the file, and Stdout puts "--" before every group but the first
+// (as grep and ripgrep separate files).
 #pragma once
 
 #include <cstdint>
@@ -37,9 +43,12 @@ class Stdout {
   std::mutex& mutex() noexcept { return mu_; }
   // Caller holds mutex().
   void write_locked(std::string_view bytes);
+  // Caller holds mutex(): a group of records starts; "--" if one came before.
+  void begin_group_locked();
 
  private:
   std::mutex mu_;
+  bool any_group_ = false;  // guarded by mu_
 };
 
 class WorkerOutput {
@@ -48,12 +57,19 @@ class WorkerOutput {
   static constexpr std::size_t kHardLimit = 1024 * 1024;
   static constexpr std::size_t kInlineLine = 256 * 1024;
 
-  explicit WorkerOutput(Stdout& out) : out_(&out) {}
+  // `grouped`: each file's records are a group (context lines), written at the
+  // end of the file with a separator before it.
+  explicit WorkerOutput(Stdout& out, bool grouped = false) : out_(&out), grouped_(grouped) {}
 
   std::string& buffer() noexcept { return buf_; }
   // After each file's records.
   void end_of_file() {
-    if (buf_.size() >= kFlushAt) flush();
+    if (grouped_) {
+      flush();
+      group_open_ = false;
+    } else if (buf_.size() >= kFlushAt) {
+      flush();
+    }
   }
   // After each record inside a file.
   void end_of_record() {
@@ -65,8 +81,13 @@ class WorkerOutput {
   void append_from_file(int fd, std::uint64_t offset, std::uint64_t length);
 
  private:
+  // Caller holds the Stdout lock: writes the buffer (a group's start first).
+  void write_buffer_locked();
+
   Stdout* out_;
   std::string buf_;
+  bool grouped_ = false;
+  bool group_open_ = false;  // this file's group has begun on stdout
 };
 
 // One matching line, ready to print.
@@ -76,12 +97,21 @@ struct HitView {
   std::uint64_t length;
   const char* text;           // nullptr: read [offset, offset + length) from the file
   std::span<const MatchColumn> matches;
+  bool context = false;       // a context line (-A/-B/-C)
+  bool gap = false;           // lines were skipped before it ("--" first)
+};
+
+struct FormatOptions {
+  bool with_filename = true;
+  bool line_numbers = false;  // -n
+  bool only_matching = false; // -o
+  bool context = false;       // -A/-B/-C: separate groups with "--"
 };
 
 class HitFormat {
  public:
-  HitFormat(OutputMode mode, bool with_filename, const Matcher& patterns)
-      : mode_(mode), with_filename_(with_filename), patterns_(&patterns) {}
+  HitFormat(OutputMode mode, const FormatOptions& options, const Matcher& patterns)
+      : mode_(mode), o_(options), patterns_(&patterns) {}
 
   [[nodiscard]] OutputMode mode() const noexcept { return mode_; }
   void count(WorkerOutput& out, std::string_view path, std::uint64_t n) const;
@@ -90,8 +120,11 @@ class HitFormat {
   void hit(WorkerOutput& out, std::string_view path, int fd, const HitView& hit) const;
 
  private:
+  // PATH:LINE: (or with '-' for a context line), as the options say.
+  void prefix(std::string& b, std::string_view path, std::uint64_t line, char sep) const;
+
   OutputMode mode_;
-  bool with_filename_;
+  FormatOptions o_;
   const Matcher* patterns_;
 };
 

@@ -34,12 +34,17 @@ class RangeScan {
             LineScratch& scratch)
       : m_(m), o_(o), w_(w), src_(src), r_(r), sink_(sink), scratch_(scratch) {
     const auto max = m.max_match_length();
-    long_lines_ = max.has_value();  // literals: a long line is searched in overlapping windows
+    // Literals: a long line is searched in overlapping windows. Not when every line
+    // is looked at or matches are printed: then lines are held whole.
+    long_lines_ = max.has_value() && !o.line_by_line() && !o.only_matching;
+    scratch_.before.clear();
+    scratch_.before_next = 0;
     overlap_ = max && *max > 0 ? *max - 1 : 0;
     tail_step_ = w.block() < ScanWindow::kTailRead ? w.block() : ScanWindow::kTailRead;
   }
 
   ScanResult run(bool loaded) {
+    if (o_.max_count == 0) return result_;
     std::uint64_t pos = 0;
     if (!first_line_start(loaded, &pos)) return result_;
     while (pos < r_.end && !stopped_) {
@@ -142,8 +147,12 @@ class RangeScan {
     const char* d = w_.data();
     const char* text = d + b;
     const char* end = d + (newline ? e - 1 : e);
+    m_.matching_lines(text, end, scratch_.lines, o_.mode == ScanMode::list && !o_.invert);
+    if (o_.line_by_line()) {
+      every_line(text, end, newline);
+      return;
+    }
     const char* counted = text;  // lines before `counted` are in lines_before_
-    m_.matching_lines(text, end, scratch_.lines, o_.mode == ScanMode::list);
     for (const std::size_t at : scratch_.lines) {
       const char* ls = text + at;
       const auto* next_nl = static_cast<const char*>(std::memchr(ls, '\n', static_cast<std::size_t>(end - ls)));
@@ -152,12 +161,7 @@ class RangeScan {
         lines_before_ += count_newlines(counted, ls);
         counted = ls;
       }
-      ++result_.matching_lines;
-      if (o_.mode == ScanMode::list) {
-        stopped_ = true;
-        return;
-      }
-      report(ls, le);
+      if (select(ls, le)) return;
     }
     if (o_.number_lines) {
       lines_before_ += count_newlines(counted, d + e) + (newline ? 0 : 1);
@@ -165,18 +169,115 @@ class RangeScan {
     }
   }
 
-  void report(const char* ls, const char* le) {
+  // -v and context: every line of the block in turn, matched against the sorted
+  // list of matching lines. Unselected lines are context after a selected one
+  // (-A), or kept (copied) for the next one (-B).
+  void every_line(const char* text, const char* end, bool newline) {
+    std::size_t next_match = 0;
+    const char* ls = text;
+    for (;;) {
+      const auto* nl = static_cast<const char*>(std::memchr(ls, '\n', static_cast<std::size_t>(end - ls)));
+      const char* le = nl != nullptr ? nl : end;
+      const auto at = static_cast<std::size_t>(ls - text);
+      while (next_match < scratch_.lines.size() && scratch_.lines[next_match] < at) ++next_match;
+      const bool matched = next_match < scratch_.lines.size() && scratch_.lines[next_match] == at;
+      if (matched != o_.invert && result_.matching_lines < o_.max_count) {
+        emit_kept();
+        if (select(ls, le)) return;
+        after_left_ = o_.after;
+      } else if (after_left_ > 0) {
+        report(ls, le, true);
+        --after_left_;
+      } else if (result_.matching_lines >= o_.max_count) {
+        stopped_ = true;  // -m reached and its trailing context printed
+        return;
+      } else if (o_.before > 0) {
+        keep(ls, le);
+      }
+      ++lines_before_;
+      result_.lines = lines_before_;
+      if (nl == nullptr) break;
+      ls = nl + 1;
+      if (ls > end || (!newline && ls == end)) break;
+    }
+  }
+
+  // A selected line [ls, le): counted and reported; true when the scan stops
+  // here (-l found its line, or -m reached with no trailing context wanted).
+  bool select(const char* ls, const char* le) {
+    ++result_.matching_lines;
+    if (o_.mode == ScanMode::list) {
+      stopped_ = true;
+      return true;
+    }
+    report(ls, le, false);
+    if (result_.matching_lines >= o_.max_count && o_.after == 0) {
+      stopped_ = true;
+      return true;
+    }
+    return false;
+  }
+
+  void report(const char* ls, const char* le, bool context) {
     if (sink_ == nullptr) return;
-    LineHit hit{lines_before_, w_.offset() + static_cast<std::uint64_t>(ls - w_.data()),
-                static_cast<std::uint64_t>(le - ls), ls, {}};
-    if (o_.mode == ScanMode::matches) {
-      m_.all_in_line(ls, le, scratch_.matches);
+    const std::uint64_t offset = w_.offset() + static_cast<std::uint64_t>(ls - w_.data());
+    LineHit hit{lines_before_, offset, static_cast<std::uint64_t>(le - ls), ls, {}, context, gap(lines_before_)};
+    if (!context && (o_.mode == ScanMode::matches || o_.only_matching)) {
       scratch_.columns.clear();
-      for (const Match& x : scratch_.matches)
-        scratch_.columns.push_back({static_cast<std::uint64_t>(x.begin - ls), x.pattern});
+      if (o_.only_matching) {
+        // Non-overlapping matches, leftmost first, as grep -o prints them.
+        for (const char* from = ls; from <= le;) {
+          const auto m = m_.next_match(ls, from, le);
+          if (!m) break;
+          const auto col = static_cast<std::uint64_t>(m->begin - ls);
+          if (m->length > 0) scratch_.columns.push_back({col, m->pattern, m->length});
+          from = m->begin + (m->length > 0 ? m->length : 1);
+        }
+      } else {
+        m_.all_in_line(ls, le, scratch_.matches);
+        for (const Match& x : scratch_.matches)
+          scratch_.columns.push_back({static_cast<std::uint64_t>(x.begin - ls), x.pattern, x.length});
+      }
       hit.matches = scratch_.columns;
     }
     sink_->on_line(hit);
+  }
+
+  // Whether line `number` does not follow the last line reported (a "--" goes
+  // before it when context lines are printed).
+  bool gap(std::uint64_t number) {
+    const bool g = reported_any_ && number != last_reported_ + 1;
+    reported_any_ = true;
+    last_reported_ = number;
+    return g;
+  }
+
+  // -B: keeps a copy of an unselected line in the ring of the last o_.before.
+  void keep(const char* ls, const char* le) {
+    auto& ring = scratch_.before;
+    const std::uint64_t offset = w_.offset() + static_cast<std::uint64_t>(ls - w_.data());
+    LineScratch::Kept* slot;
+    if (ring.size() < o_.before) {
+      slot = &ring.emplace_back();
+    } else {
+      slot = &ring[scratch_.before_next];
+      scratch_.before_next = (scratch_.before_next + 1) % ring.size();
+    }
+    slot->number = lines_before_;
+    slot->offset = offset;
+    slot->text.assign(ls, le);
+  }
+
+  // -B: reports the kept lines, oldest first, and empties the ring.
+  void emit_kept() {
+    auto& ring = scratch_.before;
+    for (std::size_t k = 0; k < ring.size(); ++k) {
+      const LineScratch::Kept& x = ring[(scratch_.before_next + k) % ring.size()];
+      if (sink_ != nullptr)
+        sink_->on_line(LineHit{x.number, x.offset, x.text.size(), x.text.data(), {}, true, gap(x.number)});
+    }
+    ring.clear();
+    scratch_.before_next = 0;
   }
 
   // A line of at least a block with no '\n' in the window yet, starting at
@@ -256,7 +357,10 @@ class RangeScan {
   std::size_t overlap_ = 0;
   std::size_t tail_step_ = 0;
   std::uint64_t lines_before_ = 0;  // owned lines before the current position (numbering)
-  std::uint64_t no_newline_until_ = 0;  // file offset: no '\n' in [current line start, this)
+  std::uint64_t no_newline_until_ = 0;
+  std::uint32_t after_left_ = 0;       // -A: context lines still to print
+  bool reported_any_ = false;          // a line was reported (for gaps)
+  std::uint64_t last_reported_ = 0;    // its number  // file offset: no '\n' in [current line start, this)
   bool stopped_ = false;            // mode list found its line
   ScanResult result_;
 };

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sources/byte_source.hpp"
@@ -33,13 +34,27 @@ enum class ScanMode : std::uint8_t {
 };
 
 struct ScanOptions {
+  static constexpr std::uint64_t kNoLimit = UINT64_MAX;
+
   ScanMode mode = ScanMode::count;
   bool number_lines = false;  // count owned lines and give each hit its index
+  bool invert = false;        // -v: select the lines that do NOT match
+  bool only_matching = false; // -o: mode lines reports each match of a line (columns, lengths)
+  std::uint64_t max_count = kNoLimit;  // -m: stop after this many selected lines
+  std::uint32_t before = 0;   // -B: context lines before each selected line
+  std::uint32_t after = 0;    // -A: context lines after each selected line
+
+  // Whether a file must be scanned from its start to its end by one scan (no
+  // chunks): -m counts lines in order, and context lines cross chunk borders.
+  [[nodiscard]] bool sequential() const noexcept { return max_count != kNoLimit || before > 0 || after > 0; }
+  // Whether every line is looked at (not only the matching ones).
+  [[nodiscard]] bool line_by_line() const noexcept { return invert || before > 0 || after > 0; }
 };
 
 struct MatchColumn {
   std::uint64_t column;  // 0-based byte offset in the line
   std::uint32_t pattern;
+  std::uint32_t length = 0;  // bytes (mode lines with only_matching)
 };
 
 // One matching line, as reported to a LineSink. `text` is valid during the call.
@@ -49,7 +64,10 @@ struct LineHit {
   std::uint64_t length;  // bytes without the '\n' (0 in a partial report of a long line)
   const char* text;      // the line; nullptr when it was longer than the window: read it at `offset`
   std::span<const MatchColumn> matches;  // mode `matches`: the line's matches (a long line
-                                         // reports them in several calls, in order)
+                                         // reports them in several calls, in order);
+                                         // only_matching: the line's non-overlapping matches
+  bool context = false;  // a context line (-A/-B/-C), not a selected one
+  bool gap = false;      // lines were skipped since the last line reported in this scan
 };
 
 class LineSink {
@@ -75,6 +93,13 @@ struct ScanResult {
 // Per-worker scratch that scan_lines() reuses across calls (no allocation per file).
 struct LineScratch {
   std::vector<std::size_t> lines;  // a block's matching lines (Matcher::matching_lines)
+  struct Kept {                    // a line kept for -B (copied: the window moves on)
+    std::uint64_t number;
+    std::uint64_t offset;
+    std::string text;
+  };
+  std::vector<Kept> before;        // ring of the last `before` unselected lines
+  std::size_t before_next = 0;     // ring position of the oldest (when full)
   std::vector<Match> matches;
   std::vector<MatchColumn> columns;
 };

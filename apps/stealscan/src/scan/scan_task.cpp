@@ -24,7 +24,7 @@ class DirectSink final : public LineSink {
   DirectSink(const HitFormat& format, WorkerOutput& out, std::string_view path, int fd)
       : format_(format), out_(out), path_(path), fd_(fd) {}
   void on_line(const LineHit& h) override {
-    format_.hit(out_, path_, fd_, HitView{h.line + 1, h.offset, h.length, h.text, h.matches});
+    format_.hit(out_, path_, fd_, HitView{h.line + 1, h.offset, h.length, h.text, h.matches, h.context, h.gap});
   }
 
  private:
@@ -134,7 +134,7 @@ bool scan_file(const ScanShared& sh, const char* path, std::string_view shown, S
   }
   Tally::add(s.tally->files, 1);
 
-  if (!s.window.eof() && size > sh.settings.chunk_size) {
+  if (!s.window.eof() && size > sh.settings.chunk_size && !sh.settings.scan.sequential()) {
     auto* job = new FileJob(std::string(shown), closer.release(), size, sh.settings.chunk_size,
                             sh.settings.chunk_window, prints_lines(sh));
     for (std::uint32_t k = 1; k < job->first_spawn_end(); ++k) ctx.spawn_local(ScanTask::chunk(job, k));
