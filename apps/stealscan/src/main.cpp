@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <stealpool/cpu_count.hpp>
@@ -21,7 +22,23 @@
 
 namespace {
 constexpr int kMatched = 0, kNoMatch = 1, kError = 2;
+
+// Whether standard input is a pipe, a socket or a redirected file: something to
+// search. A terminal or /dev/null (a device) is not.
+bool stdin_is_input() {
+  struct stat st;
+  if (::fstat(STDIN_FILENO, &st) != 0) return false;
+  return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISREG(st.st_mode);
 }
+
+// Whether stdout is a pipe, a socket or a terminal: someone reads the lines as
+// they come, so each file's lines are written when the file is done.
+bool stdout_has_reader() {
+  if (::isatty(STDOUT_FILENO) == 1) return true;
+  struct stat st;
+  return ::fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace stealscan;
@@ -42,10 +59,14 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // No path: standard input if something is piped or redirected into it, else
+  // the current directory (as ripgrep).
+  if (cmd.config.paths.empty()) cmd.config.paths.push_back(stdin_is_input() ? "-" : ".");
   // Every path must exist before anything is scanned; a directory among them,
   // or more than one path, means output lines carry the file name.
   bool any_directory = false;
   for (const std::string& p : cmd.config.paths) {
+    if (p == "-") continue;  // standard input
     struct stat st;
     if (::stat(p.c_str(), &st) != 0) {
       diag.error(p, std::strerror(errno));
@@ -55,6 +76,7 @@ int main(int argc, char** argv) {
   }
   cmd.config.with_filename = cmd.with_filename.value_or(any_directory || cmd.config.paths.size() > 1);
   cmd.config.progress = !cmd.no_progress && ::isatty(STDERR_FILENO) == 1;
+  cmd.config.flush_per_file = stdout_has_reader();
 
   std::unique_ptr<Matcher> matcher;
   try {
@@ -64,7 +86,15 @@ int main(int argc, char** argv) {
     return kError;
   }
 
-  const ScanReport report = run_scan(cmd.config, *matcher, diag);
+  ScanReport report;
+  try {
+    report = run_scan(cmd.config, *matcher, diag);
+  } catch (const std::system_error& e) {
+    // The only thing run_scan() throws: a worker thread could not be started.
+    diag.message("cannot start " + std::to_string(cmd.config.workers) + " worker threads (-j): " +
+                 e.code().message() + "; try fewer");
+    return kError;
+  }
   if (cmd.stats) {
     const std::string s = format_stats(report, cmd.config.workers);
     std::cerr << s << std::flush;

@@ -31,11 +31,10 @@ class Discovery final : public WalkVisitor {
     batch_.reserve(batch_limit_);
   }
 
-  void on_file(std::string_view path) override {
-    if (stopped_) return;
-    batch_.push_back(ScanTask::file(arena_.add(path)));
-    if (batch_.size() >= batch_limit_) flush();
-  }
+  void on_file(std::string_view path) override { add(ScanTask::Kind::file, path); }
+  void on_operand(std::string_view path) override { add(ScanTask::Kind::operand, path); }
+  // `-`: standard input, shown as <stdin>.
+  void on_standard_input() { add(ScanTask::Kind::standard_input, "<stdin>"); }
   void on_directory_done() override {
     if (batch_.size() >= kDirectoryBatch) flush();
   }
@@ -58,6 +57,12 @@ class Discovery final : public WalkVisitor {
   }
 
  private:
+  void add(ScanTask::Kind kind, std::string_view path) {
+    if (stopped_) return;
+    batch_.push_back(ScanTask::file(arena_.add(path), kind));
+    if (batch_.size() >= batch_limit_) flush();
+  }
+
   ScanExecutor& ex_;
   InFlightBudget& budget_;
   const std::size_t batch_limit_;
@@ -87,7 +92,7 @@ ScanReport run_scan(const ScanConfig& config, const Matcher& matcher, Diagnostic
                          matcher);
   InFlightBudget budget(config.max_in_flight);
   std::vector<Tally> tallies(config.workers + 1);  // the last one is the walker's
-  std::vector<WorkerOutput> outputs(config.workers, WorkerOutput(out, context));
+  std::vector<WorkerOutput> outputs(config.workers, WorkerOutput(out, context, config.flush_per_file));
 
   const ScanMode mode = scan_mode(config.output);
   ScanSettings settings;
@@ -130,7 +135,13 @@ ScanReport run_scan(const ScanConfig& config, const Matcher& matcher, Diagnostic
     Progress progress(diag, tallies, config.progress);
     Discovery discovery(ex, budget);
     Walker walker(config.walk, diag, tallies.back());
-    for (const std::string& root : config.paths) walker.walk(root, discovery);
+    for (const std::string& root : config.paths) {
+      if (root == "-") {
+        discovery.on_standard_input();
+      } else {
+        walker.walk(root, discovery);
+      }
+    }
     discovery.finish();
     report.metrics = ex.join(std::nothrow);
     progress.stop();

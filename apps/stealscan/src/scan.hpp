@@ -40,6 +40,7 @@ struct ScanConfig {
   std::size_t chunk_size = 256 * 1024;
   std::size_t max_in_flight = 1024;
   bool progress = false;
+  bool flush_per_file = false;  // stdout is a pipe or a terminal: output.hpp
 };
 
 struct ScanReport {

@@ -1,10 +1,13 @@
 // cli.cpp: parse_command_line() (cli.hpp).
 #include "cli/cli.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
-#include <fstream>
+#include <cstring>
 #include <limits>
-#include <sstream>
 
 namespace stealscan {
 
@@ -88,14 +91,29 @@ void add_patterns(std::vector<std::string>& out, std::string_view text) {
   }
 }
 
+// A -f file, read whole; its lines are patterns (none if it is empty). "-" is
+// standard input. Errors name the file and the system's reason.
 void read_pattern_file(std::vector<std::string>& out, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read pattern file '" + path + "'");
-  std::ostringstream all;
-  all << in.rdbuf();
-  std::string text = all.str();
-  if (!text.empty() && text.back() == '\n') text.pop_back();  // a final newline ends the last line
-  if (!text.empty()) add_patterns(out, text);
+  const bool standard_input = path == "-";
+  const int fd = standard_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  auto fail = [&](int err) -> void {
+    if (fd >= 0 && !standard_input) ::close(fd);
+    throw UsageError("cannot read pattern file '" + path + "': " + std::strerror(err));
+  };
+  if (fd < 0) fail(errno);
+  std::string text;
+  char buf[64 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(errno);  // EISDIR for a directory
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  if (!standard_input) ::close(fd);
+  if (text.empty()) return;  // no lines, no patterns ("\n" is one empty pattern)
+  if (text.back() == '\n') text.pop_back();  // a final newline ends the last line
+  add_patterns(out, text);
 }
 
 }  // namespace
@@ -279,8 +297,7 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
     add_patterns(c.patterns, operands.front());
     operands.erase(operands.begin());
   }
-  if (c.patterns.empty()) throw UsageError("no pattern given: the pattern file is empty");
-  c.config.paths = operands.empty() ? std::vector<std::string>{"."} : operands;
+  c.config.paths = operands;  // none: main.cpp picks standard input or "."
   if (c.config.output == OutputMode::json && (c.config.invert || c.config.only_matching ||
                                                c.config.before > 0 || c.config.after > 0))
     throw UsageError("--json reports matches: it cannot be combined with -v, -o, -A, -B or -C");

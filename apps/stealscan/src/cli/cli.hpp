@@ -25,7 +25,7 @@ struct Command {
   PatternSyntax syntax = PatternSyntax::literal;
   MatchFlags flags;  // -i, -w, -x
   Engine engine = Engine::automatic;
-  ScanConfig config;                // paths: "." when none given
+  ScanConfig config;                // paths: empty when none given (main.cpp picks)
   std::optional<bool> with_filename;  // -H / --no-filename; else decided by main
   bool stats = false;
   bool no_progress = false;

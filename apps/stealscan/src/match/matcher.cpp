@@ -3,6 +3,8 @@
 #include "match/matcher.hpp"
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "match/literal_matcher.hpp"
 #include "match/pair_filter.hpp"
@@ -17,6 +19,19 @@ namespace {
 // (3x for one frequent literal, whose many hits cost Vectorscan a callback each)
 // and slower from 4 on (1.7x slower at 8).
 constexpr std::size_t kPairFilterPreferred = 3;
+
+// No patterns (an empty -f file): no line matches, so -v selects every line.
+class NothingMatcher final : public Matcher {
+ public:
+  std::optional<Match> find(const char*, const char*, const char*) const override { return std::nullopt; }
+  void matching_lines(const char*, const char*, std::vector<std::size_t>& out, bool) const override { out.clear(); }
+  void all_in_line(const char*, const char*, std::vector<Match>& out) const override { out.clear(); }
+  std::optional<std::size_t> max_match_length() const override { return 0; }
+  const std::string& pattern(std::uint32_t) const override {
+    throw std::out_of_range("NothingMatcher::pattern: the pattern list is empty");
+  }
+  std::unique_ptr<Matcher> clone() const override { return std::make_unique<NothingMatcher>(); }
+};
 }  // namespace
 
 void Matcher::matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
@@ -47,7 +62,7 @@ std::string quote_pattern(std::string_view pattern) {
 
 std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
                                       const MatchFlags& flags, Engine engine) {
-  if (patterns.empty()) throw PatternError("no pattern given");
+  if (patterns.empty()) return std::make_unique<NothingMatcher>();
   for (const auto& p : patterns)
     if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
   if (engine == Engine::re2) {

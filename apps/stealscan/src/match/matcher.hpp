@@ -106,9 +106,10 @@ struct PatternError : std::invalid_argument {
 std::string quote_pattern(std::string_view pattern);
 
 // Patterns must not contain '\n' (the command line splits them at newlines, as
-// grep does); throws PatternError for one that does, for an empty list, for a
+// grep does); throws PatternError for one that does, for a
 // regex RE2 rejects (naming it and RE2's reason) and for one that asks for a '\n'
-// (it could only match across lines).
+// (it could only match across lines). An empty list (an empty -f file) gives a
+// matcher that matches nothing, as in grep and ripgrep.
 std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
                                       const MatchFlags& flags = {}, Engine engine = Engine::automatic);
 

@@ -92,38 +92,79 @@ void append_number(std::string& out, std::uint64_t n) {
 }
 }  // namespace
 
+namespace {
+// Length of the valid UTF-8 sequence starting at s[i], or 0.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return 1;
+  std::size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  const auto c1 = static_cast<unsigned char>(s[i + 1]);
+  // No overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629).
+  if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f))
+    return 0;
+  for (std::size_t k = 1; k < len; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+  return len;
+}
+
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_sequence(s, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+void append_base64(std::string& out, std::string_view s) {
+  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::size_t i = 0;
+  for (; i + 3 <= s.size(); i += 3) {
+    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16 |
+                            static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 |
+                            static_cast<unsigned char>(s[i + 2]);
+    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kDigits[(v >> shift) & 63]);
+  }
+  if (i < s.size()) {
+    const bool two = i + 1 < s.size();
+    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16 |
+                            (two ? static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 : 0);
+    out.push_back(kDigits[(v >> 18) & 63]);
+    out.push_back(kDigits[(v >> 12) & 63]);
+    out.push_back(two ? kDigits[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+}
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view s) {
-  // JSON wants UTF-8. Valid UTF-8 passes through; any other byte >= 0x80 (a path
-  // that is not UTF-8) is written as \u00XX, i.e. read as Latin-1.
   static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
     if (c == '"' || c == '\\') {
       out.push_back('\\');
-      out.push_back(static_cast<char>(c));
+      out.push_back(ch);
     } else if (c < 0x20 || c == 0x7f) {
       out.append("\\u00");
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
-    } else if (c < 0x80) {
-      out.push_back(static_cast<char>(c));
     } else {
-      // Length of a valid sequence starting here, or 0.
-      std::size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-      for (std::size_t k = 1; k < len; ++k)
-        if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) len = 0;
-      if (len != 0) {
-        out.append(s.substr(i, len));
-        i += len - 1;
-      } else {
-        out.append("\\u00");
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 15]);
-      }
+      out.push_back(ch);  // ASCII, or a byte of valid UTF-8 (the caller checked)
     }
   }
   out.push_back('"');
+}
+
+void append_json_bytes(std::string& out, std::string_view s) {
+  if (valid_utf8(s)) {
+    append_json_string(out, s);
+    return;
+  }
+  out.append("{\"bytes\":\"");
+  append_base64(out, s);
+  out.append("\"}");
 }
 
 void HitFormat::count(WorkerOutput& out, std::string_view path, std::uint64_t n) const {
@@ -142,13 +183,13 @@ void HitFormat::hit(WorkerOutput& out, std::string_view path, int fd, const HitV
     for (const MatchColumn& m : h.matches) {
       std::string& b = out.buffer();
       b.append("{\"file\":");
-      append_json_string(b, path);
+      append_json_bytes(b, path);
       b.append(",\"line\":");
       append_number(b, h.line_number);
       b.append(",\"column\":");
       append_number(b, m.column + 1);
       b.append(",\"pattern\":");
-      append_json_string(b, patterns_->pattern(m.pattern));
+      append_json_bytes(b, patterns_->pattern(m.pattern));
       b.append("}\n");
     }
     out.end_of_record();

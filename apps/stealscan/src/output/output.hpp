@@ -2,8 +2,9 @@
 //
 // Stdout is the one shared writer (a mutex around write(2)). Each worker appends
 // to its own WorkerOutput buffer and hands it to Stdout whole, at a file boundary
-// once it holds kFlushAt bytes, so a file's lines are contiguous in the output and
-// a write carries many files' records; at kHardLimit a buffer is flushed even
+// once it holds kFlushAt bytes (or after every file when stdout is a pipe or a
+// terminal), so a file's lines are contiguous in the output and a write carries
+// many files' records; at kHardLimit a buffer is flushed even
 // inside a file (bounded memory for a file with millions of matching lines). A
 // line longer than kInlineLine is streamed from the file under the Stdout lock
 // instead of being buffered whole.
@@ -14,7 +15,8 @@
 //   lines   PATH:TEXT, with -n PATH:LINE:TEXT (LINE from 1); with -o one record
 //           per match, its text for TEXT; context lines (-A/-B/-C) PATH-TEXT or
 //           PATH-LINE-TEXT, and "--" between groups of lines that are not adjacent
-//   json    {"file":PATH,"line":LINE,"column":COL,"pattern":PATTERN}  (COL: byte, from 1)
+//   json    {"file":PATH,"line":LINE,"column":COL,"pattern":PATTERN}  (COL: byte, from 1;
+//           a PATH or PATTERN that is not UTF-8 is {"bytes":"BASE64"})
 // PATH: is left out when with_filename is false (a single file was given).
 //
 // With context lines, a file's records are one group: WorkerOutput writes them
@@ -58,8 +60,12 @@ class WorkerOutput {
   static constexpr std::size_t kInlineLine = 256 * 1024;
 
   // `grouped`: each file's records are a group (context lines), written at the
-  // end of the file with a separator before it.
-  explicit WorkerOutput(Stdout& out, bool grouped = false) : out_(&out), grouped_(grouped) {}
+  // end of the file with a separator before it. `per_file`: every file's records
+  // are written when the file is done (for a pipe or a terminal, where a reader
+  // is waiting for the first lines: `stealscan x tree | head -1`); otherwise
+  // they wait until kFlushAt bytes have gathered (a file: fewer, larger writes).
+  explicit WorkerOutput(Stdout& out, bool grouped = false, bool per_file = false)
+      : out_(&out), grouped_(grouped), flush_at_(per_file ? 1 : kFlushAt) {}
 
   std::string& buffer() noexcept { return buf_; }
   // After each file's records.
@@ -67,7 +73,7 @@ class WorkerOutput {
     if (grouped_) {
       flush();
       group_open_ = false;
-    } else if (buf_.size() >= kFlushAt) {
+    } else if (buf_.size() >= flush_at_) {
       flush();
     }
   }
@@ -87,6 +93,7 @@ class WorkerOutput {
   Stdout* out_;
   std::string buf_;
   bool grouped_ = false;
+  std::size_t flush_at_;
   bool group_open_ = false;  // this file's group has begun on stdout
 };
 
@@ -128,6 +135,11 @@ class HitFormat {
   const Matcher* patterns_;
 };
 
+// `s` as a JSON string when it is valid UTF-8, else losslessly as an object
+// {"bytes":"BASE64"} (as ripgrep writes a file name that is not UTF-8): two
+// different names never print the same.
+void append_json_bytes(std::string& out, std::string_view s);
+// `s`, valid UTF-8, as a JSON string (quotes, backslashes and control bytes escaped).
 void append_json_string(std::string& out, std::string_view s);
 
 }  // namespace stealscan

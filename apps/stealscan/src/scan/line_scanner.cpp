@@ -35,8 +35,10 @@ class RangeScan {
       : m_(m), o_(o), w_(w), src_(src), r_(r), sink_(sink), scratch_(scratch) {
     const auto max = m.max_match_length();
     // Literals: a long line is searched in overlapping windows. Not when every line
-    // is looked at or matches are printed: then lines are held whole.
-    long_lines_ = max.has_value() && !o.line_by_line() && !o.only_matching;
+    // is looked at or matches are printed, nor when a printed line could not be
+    // read back (a stream): then lines are held whole.
+    long_lines_ = max.has_value() && !o.line_by_line() && !o.only_matching &&
+                  (o.rereadable || o.mode != ScanMode::lines);
     scratch_.before.clear();
     scratch_.before_next = 0;
     overlap_ = max && *max > 0 ? *max - 1 : 0;

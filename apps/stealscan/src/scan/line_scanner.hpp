@@ -43,6 +43,9 @@ struct ScanOptions {
   std::uint64_t max_count = kNoLimit;  // -m: stop after this many selected lines
   std::uint32_t before = 0;   // -B: context lines before each selected line
   std::uint32_t after = 0;    // -A: context lines after each selected line
+  // The source can be read again at an offset (a file), so a line too long for the
+  // window is printed by reading it back. A stream cannot: its lines are held whole.
+  bool rereadable = true;
 
   // Whether a file must be scanned from its start to its end by one scan (no
   // chunks): -m counts lines in order, and context lines cross chunk borders.

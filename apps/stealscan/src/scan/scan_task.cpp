@@ -1,7 +1,8 @@
 // scan_task.cpp: the runner (scan_task.hpp). A file task opens the file, reads its
 // first block (the binary check needs it, and it is the first block of the scan
 // anyway), then scans the file whole, or, if it is larger than a chunk, hands it
-// to a FileJob, spawns chunk tasks and scans chunk 0 itself.
+// to a FileJob, spawns chunk tasks and scans chunk 0 itself. A stream (a FIFO or
+// standard input, which only an operand can be) is scanned whole, in one pass.
 #include "scan/scan_task.hpp"
 
 #include <cerrno>
@@ -103,11 +104,50 @@ void run_chunk(const ScanShared& sh, FileJob* job, std::uint32_t k, ScanCtx& ctx
   sh.budget.release();
 }
 
+// Reads the first block into the window (the scan starts with it) and counts the
+// file; false for a binary file (a NUL byte in it), skipped unless -a.
+bool read_first_block(const ScanShared& sh, WorkerScratch& s, ByteSource& source) {
+  s.window.reset(0);
+  s.window.refill(source, 0, sh.settings.chunk_size);
+  Tally::add(s.tally->bytes, s.window.size());
+  if (!sh.settings.binary_as_text && std::memchr(s.window.data(), '\0', s.window.size()) != nullptr) {
+    Tally::add(s.tally->binary, 1);
+    return false;
+  }
+  Tally::add(s.tally->files, 1);
+  return true;
+}
+
+// Opens the task's file; -1 (and `errno`) if that failed. A file met in the walk
+// is opened non-blocking, so that a FIFO put in its place does not hang the
+// worker (it is then skipped: not a regular file); an operand the user named is
+// opened as it is, and a FIFO's open waits for its writer.
+int open_task_file(const ScanTask& t) {
+  if (t.kind == ScanTask::Kind::standard_input) return ::dup(STDIN_FILENO);
+  const int nonblock = t.kind == ScanTask::Kind::file ? O_NONBLOCK : 0;
+  return ::open(t.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | nonblock);
+}
+
+// Scans a FIFO, terminal, socket or standard input: read once, from start to
+// end, in one scan (no chunks, nothing read back).
+void scan_stream(const ScanShared& sh, int fd, std::string_view shown, ScanCtx& ctx) {
+  WorkerScratch& s = ctx.scratch();
+  StreamSource source(fd);
+  if (!read_first_block(sh, s, source)) return;
+  ScanOptions options = sh.settings.scan;
+  options.rereadable = false;
+  DirectSink sink(sh.format, *s.out, shown, fd);
+  const ScanResult r = scan_lines(*s.matcher, options, s.window, source, ScanRange{}, true,
+                                  prints_lines(sh) ? &sink : nullptr, s.line);
+  Tally::add(s.tally->bytes, r.bytes_read);
+  finish_file(sh, s, shown, r.matching_lines);
+}
+
 // Returns true if the file was handed to a FileJob (which then owns the
 // descriptor and gives the budget unit back).
-bool scan_file(const ScanShared& sh, const char* path, std::string_view shown, ScanCtx& ctx) {
+bool scan_file(const ScanShared& sh, const ScanTask& t, std::string_view shown, ScanCtx& ctx) {
   WorkerScratch& s = ctx.scratch();
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  const int fd = open_task_file(t);
   if (fd < 0) {
     report(sh, s, shown, std::strerror(errno));
     return false;
@@ -118,21 +158,23 @@ bool scan_file(const ScanShared& sh, const char* path, std::string_view shown, S
     report(sh, s, shown, std::strerror(errno));
     return false;
   }
-  if (!S_ISREG(st.st_mode)) return false;
+  if (!S_ISREG(st.st_mode)) {
+    if (t.kind != ScanTask::Kind::file && !S_ISDIR(st.st_mode)) scan_stream(sh, fd, shown, ctx);
+    return false;
+  }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (sh.settings.max_filesize && size > *sh.settings.max_filesize) {
     Tally::add(s.tally->too_large, 1);
     return false;
   }
-  FdSource source(fd, size);
-  s.window.reset(0);
-  s.window.refill(source, 0, sh.settings.chunk_size);
-  Tally::add(s.tally->bytes, s.window.size());
-  if (!sh.settings.binary_as_text && std::memchr(s.window.data(), '\0', s.window.size()) != nullptr) {
-    Tally::add(s.tally->binary, 1);
+  // Standard input redirected from a file: read from where its offset stands.
+  const auto start = t.kind == ScanTask::Kind::standard_input ? ::lseek(fd, 0, SEEK_CUR) : off_t{0};
+  if (start != 0) {
+    scan_stream(sh, fd, shown, ctx);
     return false;
   }
-  Tally::add(s.tally->files, 1);
+  FdSource source(fd, size);
+  if (!read_first_block(sh, s, source)) return false;
 
   if (!s.window.eof() && size > sh.settings.chunk_size && !sh.settings.scan.sequential()) {
     auto* job = new FileJob(std::string(shown), closer.release(), size, sh.settings.chunk_size,
@@ -154,7 +196,7 @@ void run_file(const ScanShared& sh, const ScanTask& t, ScanCtx& ctx) {
   const std::string_view shown(t.path, t.number);
   bool handed_over = false;
   try {
-    handed_over = scan_file(sh, t.path, shown, ctx);
+    handed_over = scan_file(sh, t, shown, ctx);
   } catch (const std::exception& e) {
     report(sh, ctx.scratch(), shown, e.what());
   }
@@ -165,7 +207,7 @@ void run_file(const ScanShared& sh, const ScanTask& t, ScanCtx& ctx) {
 }  // namespace
 
 void run_scan_task(const ScanShared& shared, ScanTask task, ScanCtx& ctx) {
-  if (task.kind == ScanTask::Kind::file) {
+  if (task.kind != ScanTask::Kind::chunk) {
     run_file(shared, task, ctx);
   } else {
     // Reading errors are handled inside; what is left to throw is running out of

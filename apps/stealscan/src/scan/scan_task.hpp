@@ -30,17 +30,22 @@ namespace stealscan {
 class FileJob;
 
 struct ScanTask {
-  enum class Kind : std::uint8_t { file, chunk };
+  enum class Kind : std::uint8_t {
+    file,            // found by the walk: scanned only if it is a regular file
+    operand,         // named on the command line: also a FIFO or device, read as a stream
+    standard_input,  // `-`, or no path with input piped in: descriptor 0, shown as `path`
+    chunk,           // a piece of a FileJob's file
+  };
   Kind kind;
-  std::uint32_t number;  // file: the path's length; chunk: the chunk's index
+  std::uint32_t number;  // file kinds: the path's length; chunk: the chunk's index
   union {
-    const char* path;  // file: NUL-terminated, in `block`
+    const char* path;  // file kinds: NUL-terminated, in `block`
     FileJob* job;      // chunk
   };
-  PathBlock* block;  // file: the block holding the path; chunk: unused
+  PathBlock* block;  // file kinds: the block holding the path; chunk: unused
 
-  static ScanTask file(const PathRef& p) {
-    ScanTask t{Kind::file, p.length, {}, p.block};
+  static ScanTask file(const PathRef& p, Kind kind = Kind::file) {
+    ScanTask t{kind, p.length, {}, p.block};
     t.path = p.path;
     return t;
   }

@@ -1,12 +1,16 @@
 // byte_source.hpp: ByteSource, where the line scanner's bytes come from: a file
-// (FdSource, pread on a descriptor that chunk tasks of one file share) or memory
-// (the tests').
+// (FdSource, pread on a descriptor that chunk tasks of one file share), a stream
+// (StreamSource: a pipe, a terminal or standard input, read once from start to
+// end) or memory (the tests').
 #pragma once
 
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -41,6 +45,33 @@ class FdSource final : public ByteSource {
  private:
   int fd_;
   std::uint64_t size_;
+};
+
+// A descriptor that can only be read forward (a FIFO, a terminal, a socket,
+// standard input): each read must start where the last one ended, so one scan
+// reads it from start to end and nothing is read back. Its size is unknown: the
+// end is the read that returns 0.
+class StreamSource final : public ByteSource {
+ public:
+  explicit StreamSource(int fd) : fd_(fd) {}
+  std::size_t read_at(std::uint64_t offset, char* dst, std::size_t n) override {
+    if (offset != position_)
+      throw std::logic_error("a stream is read from start to end (asked for offset " + std::to_string(offset) +
+                             " at " + std::to_string(position_) + ")");
+    for (;;) {
+      const ssize_t r = ::read(fd_, dst, n);
+      if (r >= 0) {
+        position_ += static_cast<std::uint64_t>(r);
+        return static_cast<std::size_t>(r);
+      }
+      if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "read");
+    }
+  }
+  [[nodiscard]] std::uint64_t size_hint() const override { return std::numeric_limits<std::uint64_t>::max(); }
+
+ private:
+  int fd_;
+  std::uint64_t position_ = 0;
 };
 
 // Bytes in memory; `max_read` > 0 caps each read, to exercise short reads.

@@ -2,15 +2,15 @@
 #include "sources/scan_window.hpp"
 
 #include <cstring>
+#include <new>
 
 namespace stealscan {
 namespace {
-constexpr std::size_t kPadding = 64;  // never read; keeps a stray vector load in bounds
+constexpr std::size_t kPadding = 64;  // zeroed, never read; keeps a stray vector load in bounds
+constexpr std::size_t kMinCapacity = 4096;
 }
 
-ScanWindow::ScanWindow(std::size_t block, std::size_t overlap) : block_(block), overlap_(overlap) {
-  allocate(normal_capacity());
-}
+ScanWindow::ScanWindow(std::size_t block, std::size_t overlap) : block_(block), overlap_(overlap) {}
 
 std::size_t ScanWindow::normal_capacity() const noexcept {
   // What stays (a partial line shorter than a block, or the overlap) plus one
@@ -18,13 +18,26 @@ std::size_t ScanWindow::normal_capacity() const noexcept {
   return (block_ > overlap_ ? block_ : overlap_) + block_ + kTailRead;
 }
 
-void ScanWindow::allocate(std::size_t capacity) {
-  data_ = std::make_unique<char[]>(capacity + kPadding);
-  capacity_ = capacity;
+void ScanWindow::reserve(std::size_t needed) {
+  if (needed <= capacity_) return;
+  // Doubling from kMinCapacity; up to the normal capacity only when that is enough.
+  std::size_t cap = capacity_ < kMinCapacity ? kMinCapacity : capacity_;
+  while (cap < needed) cap *= 2;
+  const std::size_t normal = normal_capacity();
+  if (capacity_ < normal && cap > normal && needed <= normal) cap = normal;
+  char* p = static_cast<char*>(std::realloc(data_.get(), cap + kPadding));
+  if (p == nullptr) throw std::bad_alloc();
+  static_cast<void>(data_.release());  // realloc took it
+  data_.reset(p);
+  std::memset(p + cap, 0, kPadding);
+  capacity_ = cap;
 }
 
 void ScanWindow::reset(std::uint64_t offset) {
-  if (capacity_ > 2 * normal_capacity()) allocate(normal_capacity());
+  if (capacity_ > 2 * normal_capacity()) {
+    data_.reset();
+    capacity_ = 0;
+  }
   offset_ = offset;
   size_ = 0;
   eof_ = false;
@@ -32,21 +45,16 @@ void ScanWindow::reset(std::uint64_t offset) {
 
 std::size_t ScanWindow::refill(ByteSource& src, std::size_t keep, std::size_t n) {
   const std::size_t left = size_ - keep;
-  if (left + n > capacity_) {
-    std::size_t cap = capacity_ * 2;
-    while (left + n > cap) cap *= 2;
-    auto bigger = std::make_unique<char[]>(cap + kPadding);
-    std::memcpy(bigger.get(), data_.get() + keep, left);
-    data_ = std::move(bigger);
-    capacity_ = cap;
-  } else if (keep != 0) {
-    std::memmove(data_.get(), data_.get() + keep, left);
-  }
+  if (keep != 0) std::memmove(data_.get(), data_.get() + keep, left);
   offset_ += keep;
   size_ = left;
-  const std::size_t r = src.read_at(offset_ + size_, data_.get() + size_, n);
+  const std::uint64_t at = offset_ + size_;
+  const std::uint64_t hint = src.size_hint();
+  if (at < hint && hint - at < n) n = static_cast<std::size_t>(hint - at) + 1;  // +1: see the end
+  reserve(left + n);
+  const std::size_t r = src.read_at(at, data_.get() + size_, n);
   size_ += r;
-  eof_ = r == 0 || (r < n && offset_ + size_ >= src.size_hint());
+  eof_ = r == 0 || (r < n && offset_ + size_ >= hint);
   return r;
 }
 

@@ -1,13 +1,21 @@
 // scan_window.hpp: ScanWindow, one worker's read buffer: a window [offset, offset +
 // size) over the file being scanned, slid forward by refill(). Owned by the
-// worker's scratch and reused for every file and chunk it scans: no allocation per
-// file. Its capacity is fixed by the block size, except under --regex, where a
-// line longer than the buffer makes it grow (a regex needs the whole line); a grown
-// window shrinks back at the next reset().
+// worker's scratch and reused for every file and chunk it scans.
+//
+// Memory: nothing is allocated until the first read, and a read never asks for
+// more than the source's size hint says is left (plus one byte, to see the end),
+// so a worker that scans only small files holds a small buffer: -j 4096 over a
+// 30-byte file costs kilobytes, not a block per worker. The buffer grows (doubling)
+// to the normal capacity as files need it, and past it only for a line that must be
+// held whole (regexes, -v, context, a stream); such a grown buffer is released at
+// the next reset(). It lives in malloc'ed memory so that growing a large one is a
+// realloc (mremap: no copy, no second copy resident) and untouched bytes are never
+// written (no zero fill).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 
 #include "sources/byte_source.hpp"
@@ -23,7 +31,7 @@ class ScanWindow {
   // (the longest pattern - 1).
   ScanWindow(std::size_t block, std::size_t overlap);
 
-  [[nodiscard]] char* data() noexcept { return data_.get(); }
+  [[nodiscard]] char* data() noexcept { return data_.get(); }  // null before the first read
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] std::uint64_t offset() const noexcept { return offset_; }  // file offset of data()[0]
   [[nodiscard]] bool eof() const noexcept { return eof_; }  // nothing exists past offset() + size()
@@ -33,18 +41,23 @@ class ScanWindow {
   // Empties the window and places it at `offset` (releasing a grown buffer).
   void reset(std::uint64_t offset);
 
-  // Drops data()[0, keep), then reads up to n bytes after what is left, growing
-  // the buffer if they do not fit. Returns the bytes read; sets eof() when the read
-  // returned 0, or came up short at or past the source's size_hint().
+  // Drops data()[0, keep), then reads up to n bytes after what is left (fewer when
+  // the size hint says the file ends sooner), growing the buffer if they do not
+  // fit. Returns the bytes read; sets eof() when the read returned 0, or came up
+  // short at or past the source's size_hint().
   std::size_t refill(ByteSource& src, std::size_t keep, std::size_t n);
 
  private:
   std::size_t normal_capacity() const noexcept;
-  void allocate(std::size_t capacity);
+  void reserve(std::size_t needed);  // capacity_ >= needed, keeping data()[0, size_)
+
+  struct Free {
+    void operator()(char* p) const noexcept { std::free(p); }
+  };
 
   std::size_t block_;
   std::size_t overlap_;
-  std::unique_ptr<char[]> data_;
+  std::unique_ptr<char, Free> data_;
   std::size_t capacity_ = 0;
   std::size_t size_ = 0;
   std::uint64_t offset_ = 0;

@@ -57,11 +57,10 @@ void Walker::walk(const std::string& root, WalkVisitor& visitor) {
     error(root, errno);
     return;
   }
-  if (S_ISREG(st.st_mode)) {
-    visitor.on_file(root);
+  if (!S_ISDIR(st.st_mode)) {
+    visitor.on_operand(root);
     return;
   }
-  if (!S_ISDIR(st.st_mode)) return;  // a FIFO, socket or device: not scanned
   std::vector<Pending> stack;
   stack.push_back(Pending{root, nullptr, nullptr});
   while (!stack.empty()) {

@@ -15,7 +15,9 @@
 //   a broken link is an error.
 // - With `gitignore`, every .gitignore on the way down applies (gitignore.hpp).
 // - Directories that cannot be read are errors: reported, counted, skipped.
-// - Only regular files are scanned; sockets, FIFOs and devices are skipped.
+// - In a directory, only regular files are scanned; sockets, FIFOs and devices are
+//   skipped. A path given on the command line is scanned whatever it is (a named
+//   pipe, `<(cmd)`, /dev/stdin): the user asked for it.
 #pragma once
 
 #include <memory>
@@ -37,7 +39,11 @@ struct WalkOptions {
 
 class WalkVisitor {
  public:
+  // A regular file found in a directory walk.
   virtual void on_file(std::string_view path) = 0;
+  // A command-line path that is not a directory: a regular file, or a FIFO,
+  // device or socket the user named (read as a stream).
+  virtual void on_operand(std::string_view path) = 0;
   // After each directory's entries: a point to hand over a partial batch.
   virtual void on_directory_done() {}
 

@@ -45,6 +45,13 @@ inline ProcessResult run_process(const std::vector<std::string>& argv, const std
       ::open("/dev/null", O_WRONLY);  // lowest free descriptor: 1
     }
     ::dup2(err_pipe[1], 2);
+    // Standard input is /dev/null: a program that reads it when nothing is piped
+    // in (stealscan with no path) must not wait on the test runner's input.
+    const int null_in = ::open("/dev/null", O_RDONLY);
+    if (null_in >= 0 && null_in != 0) {
+      ::dup2(null_in, 0);
+      ::close(null_in);
+    }
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
     ::close(out_pipe[1]);
