@@ -1,8 +1,6 @@
 // gitignore.cpp: .gitignore parsing and matching (gitignore.hpp).
 #include "walk/gitignore.hpp"
 
-#include "walk/glob.hpp"
-
 namespace stealscan {
 
 std::vector<IgnoreRule> parse_gitignore(std::string_view contents) {
@@ -30,6 +28,7 @@ std::vector<IgnoreRule> parse_gitignore(std::string_view contents) {
     if (line.empty()) continue;
     // "\#" and "\!" at the start are literal; glob_match reads `\x` as x anyway.
     r.pattern = std::string(line);
+    r.glob = Glob(r.pattern);
     rules.push_back(std::move(r));
   }
   return rules;
@@ -40,7 +39,7 @@ IgnoreVerdict match_rules(const std::vector<IgnoreRule>& rules, std::string_view
   const std::string_view name = slash == std::string_view::npos ? relative : relative.substr(slash + 1);
   for (auto it = rules.rbegin(); it != rules.rend(); ++it) {
     if (it->directory_only && !is_dir) continue;
-    if (glob_match(it->pattern, it->anchored ? relative : name))
+    if (it->glob.matches(it->anchored ? relative : name))
       return it->negated ? IgnoreVerdict::keep : IgnoreVerdict::ignore;
   }
   return IgnoreVerdict::none;

@@ -21,10 +21,13 @@
 #include <string_view>
 #include <vector>
 
+#include "walk/glob.hpp"
+
 namespace stealscan {
 
 struct IgnoreRule {
   std::string pattern;  // without `!`, the leading and the trailing `/`
+  Glob glob{""};        // `pattern`, compiled
   bool negated = false;
   bool directory_only = false;
   bool anchored = false;  // matched against the relative path, not the name
