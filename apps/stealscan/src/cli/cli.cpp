@@ -42,7 +42,9 @@ Output (default: PATH:TEXT for each matching line):
 Which files:
       --hidden              also hidden files and directories (names starting with '.')
   -L, --follow              follow symbolic links (loops are detected and skipped)
-      --no-ignore           do not honour .gitignore files
+      --no-ignore           do not honour ignore files (.gitignore, also those above
+                            PATH in its git repository, .ignore, .stealscanignore,
+                            .git/info/exclude, git's core.excludesFile)
   -a, --text                also binary files (a NUL byte in the first chunk)
       --max-filesize SIZE   skip files larger than SIZE bytes (suffix K, M or G)
 Performance:

@@ -8,12 +8,16 @@
 //
 // Rules (README.md, "Walking"):
 // - Hidden entries (name starting with '.') are skipped unless `hidden`; a path
-//   given on the command line is walked whatever its name.
+//   given on the command line is walked whatever its name, and is never ignored.
 // - Symbolic links met in the walk are skipped unless `follow`; a link given on
 //   the command line is followed. With `follow`, a link to a directory that is
 //   its own ancestor is a loop: reported as a warning and counted, not entered;
 //   a broken link is an error.
-// - With `gitignore`, every .gitignore on the way down applies (gitignore.hpp).
+// - What to skip, in this order: with `gitignore`, the ignore files
+//   (.stealscanignore, .ignore, .gitignore on the way down and above the
+//   operand, .git/info/exclude, the global excludes: gitignore.hpp,
+//   outer_ignores.hpp); then hidden names, unless a `!` rule explicitly
+//   included the entry (as ripgrep).
 // - Directories that cannot be read are errors: reported, counted, skipped.
 // - Only regular files are scanned; sockets, FIFOs and devices are skipped.
 #pragma once
@@ -25,6 +29,7 @@
 
 #include "output/diagnostics.hpp"
 #include "walk/gitignore.hpp"
+#include "walk/outer_ignores.hpp"
 #include "scan/tally.hpp"
 
 namespace stealscan {
@@ -32,7 +37,7 @@ namespace stealscan {
 struct WalkOptions {
   bool hidden = false;
   bool follow = false;
-  bool gitignore = true;
+  bool gitignore = true;              // all ignore files (--no-ignore: none)
 };
 
 class WalkVisitor {
@@ -47,7 +52,8 @@ class WalkVisitor {
 
 class Walker {
  public:
-  Walker(WalkOptions options, Diagnostics& diag, Tally& tally) : options_(options), diag_(diag), tally_(tally) {}
+  // Reads $HOME and $XDG_CONFIG_HOME for the global excludes file.
+  Walker(WalkOptions options, Diagnostics& diag, Tally& tally);
 
   // Walks one command-line path (a file or a directory).
   void walk(const std::string& root, WalkVisitor& visitor);
@@ -61,8 +67,12 @@ class Walker {
   };
   void walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisitor& visitor);
   void error(std::string_view path, int err);
+  [[nodiscard]] bool skip(std::string_view path, std::string_view name, bool is_dir, const IgnoreStack* ignore);
 
   WalkOptions options_;
+  OuterIgnores outer_;
+  std::size_t base_length_ = 0;  // of the operand being walked, with its '/'
+  std::string scratch_;          // paths relative to ignore files above the operand
   Diagnostics& diag_;
   Tally& tally_;
 };
