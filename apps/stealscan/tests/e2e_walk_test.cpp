@@ -1,6 +1,6 @@
 // End to end: which files the binary searches: ignore files above the operand
 // and in it (.gitignore, .ignore, .stealscanignore, .git/info/exclude, git's
-// core.excludesFile). The expected lists were
+// core.excludesFile), -g/--iglob overrides, -t/-T types. The expected lists were
 // derived from ripgrep's rules and checked by hand against `rg --files` 13.0.0
 // where it agrees with git (it does not apply an anchored parent .gitignore rule
 // to a subdirectory operand; git does, and so do we). Every run gets a HOME and
@@ -115,6 +115,67 @@ TEST_F(Walk, the_global_excludes_file_applies_inside_a_repository_only) {
   t.write("xdg/git/ignore", "*.txt\n");
   EXPECT_EQ(files("repo", {}, {"HOME=" + t.path("nohome"), "XDG_CONFIG_HOME=" + t.path("xdg")}),
             (Files{"repo/a.bak"}));
+}
+
+class Globs : public Walk {
+ protected:
+  void SetUp() override {
+    files_at({"g/a.txt", "g/b.md", "g/sub/c.txt", "g/sub/d.md", "g/sub/deep/e.txt", "g/skip/f.txt", "g/.env"});
+  }
+};
+
+TEST_F(Globs, include_globs_select_files_and_exclude_globs_prune_files_and_directories) {
+  EXPECT_EQ(files("g", {"-g", "*.txt"}), (Files{"g/a.txt", "g/skip/f.txt", "g/sub/c.txt", "g/sub/deep/e.txt"}));
+  EXPECT_EQ(files("g", {"-g", "*.txt", "-g", "!skip"}), (Files{"g/a.txt", "g/sub/c.txt", "g/sub/deep/e.txt"}));
+  EXPECT_EQ(files("g", {"-g", "!*.md", "-g", "!sub/deep/"}), (Files{"g/a.txt", "g/skip/f.txt", "g/sub/c.txt"}));
+  // A glob with '/' matches the path below the operand.
+  EXPECT_EQ(files("g", {"-g", "sub/*.md"}), (Files{"g/sub/d.md"}));
+  EXPECT_EQ(files("g", {"--glob=*.{md,env}"}), (Files{"g/.env", "g/b.md", "g/sub/d.md"}));  // included: hidden too
+}
+
+TEST_F(Globs, the_last_matching_glob_wins) {
+  EXPECT_EQ(files("g", {"-g", "!*.txt", "-g", "a.txt"}), (Files{"g/a.txt"}));
+  EXPECT_EQ(files("g", {"-g", "a.txt", "-g", "!*.txt"}), (Files{}));
+  EXPECT_EQ(run("g", {"-g", "a.txt", "-g", "!*.txt"}).status, 1);
+}
+
+TEST_F(Globs, an_include_glob_beats_the_ignore_files_and_iglob_ignores_case) {
+  t.write("g/.gitignore", "*.md\nskip/\n");
+  EXPECT_EQ(files("g", {"-g", "*.md"}), (Files{"g/b.md", "g/sub/d.md"}));
+  EXPECT_EQ(files("g", {"-g", "!*.txt"}), (Files{}));  // nothing else is left: .md ignored, .env hidden
+  EXPECT_EQ(files("g", {"--iglob", "*.TXT"}), (Files{"g/a.txt", "g/sub/c.txt", "g/sub/deep/e.txt"}));
+  EXPECT_EQ(files("g", {"-g", "*.TXT"}), (Files{}));
+}
+
+TEST_F(Globs, a_bad_glob_exits_2_naming_it) {
+  for (const std::string bad : {"", "!", "a[b", "*.{md", "#x"}) {
+    const ProcessResult r = run("g", {"-g", bad});
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("invalid glob '" + bad + "'"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(Globs, types_select_and_exclude_by_base_name_and_globs_beat_them) {
+  files_at({"g/CMakeLists.txt", "g/x.cmake", "g/m.cpp", "g/h.hpp"});
+  EXPECT_EQ(files("g", {"-t", "md"}), (Files{"g/b.md", "g/sub/d.md"}));
+  EXPECT_EQ(files("g", {"--type=cmake", "-t", "cpp"}), (Files{"g/CMakeLists.txt", "g/h.hpp", "g/m.cpp", "g/x.cmake"}));
+  EXPECT_EQ(files("g", {"-T", "txt", "-T", "md", "-T", "cmake"}), (Files{"g/h.hpp", "g/m.cpp"}));
+  EXPECT_EQ(files("g", {"-t", "txt", "-T", "cmake"}), (Files{"g/a.txt", "g/skip/f.txt", "g/sub/c.txt", "g/sub/deep/e.txt"}));
+  EXPECT_EQ(files("g", {"-T", "txt", "-g", "a.txt"}), (Files{"g/a.txt"}));
+}
+
+TEST_F(Globs, type_list_prints_sorted_name_and_globs_lines_and_an_unknown_type_exits_2) {
+  const ProcessResult list = run_process({kBin, "--type-list"});
+  EXPECT_EQ(list.status, 0);
+  EXPECT_NE(list.out.find("\nc: *.[chH], *.[chH].in, *.cats\n"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("\nmake: *.mak, *.mk, "), std::string::npos);
+  std::string in_order;  // the lines are sorted and nothing else is printed
+  for (const auto& l : sorted_lines(list.out)) in_order += l + "\n";
+  EXPECT_EQ(list.out, in_order);
+  const ProcessResult bad = run("g", {"-t", "xyz"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("unknown type 'xyz' (see --type-list)"), std::string::npos) << bad.err;
+  EXPECT_EQ(run("g", {"-Tnope"}).status, 2);
 }
 
 TEST_F(Walk, a_hostile_gitignore_line_finishes_with_the_right_result) {

@@ -35,18 +35,25 @@ void join(std::string& out, const std::string& dir, const char* name) {
 
 Walker::Walker(WalkOptions options, Diagnostics& diag, Tally& tally)
     : options_(std::move(options)),
+      overrides_(options_.globs),
+      types_(options_.types, options_.types_not),
       outer_(options_.gitignore ? global_excludes_path(std::getenv("HOME"), std::getenv("XDG_CONFIG_HOME")) : ""),
       diag_(diag),
       tally_(tally) {}
 
-// Ignore files, then hidden names.
+// The order of README.md's "Which files": overrides, ignore files, types, hidden.
 bool Walker::skip(std::string_view path, std::string_view name, bool is_dir, const IgnoreStack* ignore) {
+  const IgnoreVerdict by_glob = overrides_.verdict(path.substr(base_length_), is_dir);
+  if (by_glob != IgnoreVerdict::none) return by_glob == IgnoreVerdict::ignore;
   bool included = false;  // explicitly, by a rule: then a hidden name is searched too
   if (ignore != nullptr) {
     const IgnoreVerdict v = ignore->verdict(path, is_dir, scratch_);
     if (v == IgnoreVerdict::ignore) return true;
     included = v == IgnoreVerdict::keep;
   }
+  const IgnoreVerdict by_type = types_.verdict(name, is_dir);
+  if (by_type == IgnoreVerdict::ignore) return true;
+  included = included || by_type == IgnoreVerdict::keep;
   return name.front() == '.' && !options_.hidden && !included;
 }
 

@@ -13,11 +13,12 @@
 //   the command line is followed. With `follow`, a link to a directory that is
 //   its own ancestor is a loop: reported as a warning and counted, not entered;
 //   a broken link is an error.
-// - What to skip, in this order: with `gitignore`, the ignore files
-//   (.stealscanignore, .ignore, .gitignore on the way down and above the
-//   operand, .git/info/exclude, the global excludes: gitignore.hpp,
-//   outer_ignores.hpp); then hidden names, unless a `!` rule explicitly
-//   included the entry (as ripgrep).
+// - What to skip, in this order (walk/README.md, "Which files"): -g globs
+//   (overrides.hpp) include or exclude outright; then, with `gitignore`, the
+//   ignore files (.stealscanignore, .ignore, .gitignore on the way down and
+//   above the operand, .git/info/exclude, the global excludes: gitignore.hpp,
+//   outer_ignores.hpp); then -t/-T (file_types.hpp); last, hidden names, unless
+//   one of the above explicitly included the entry (as ripgrep).
 // - Directories that cannot be read are errors: reported, counted, skipped.
 // - Only regular files are scanned; sockets, FIFOs and devices are skipped.
 #pragma once
@@ -28,8 +29,10 @@
 #include <vector>
 
 #include "output/diagnostics.hpp"
+#include "walk/file_types.hpp"
 #include "walk/gitignore.hpp"
 #include "walk/outer_ignores.hpp"
+#include "walk/overrides.hpp"
 #include "scan/tally.hpp"
 
 namespace stealscan {
@@ -38,6 +41,9 @@ struct WalkOptions {
   bool hidden = false;
   bool follow = false;
   bool gitignore = true;              // all ignore files (--no-ignore: none)
+  std::vector<GlobOption> globs;       // -g / --iglob, in order
+  std::vector<std::string> types;      // -t
+  std::vector<std::string> types_not;  // -T
 };
 
 class WalkVisitor {
@@ -52,7 +58,9 @@ class WalkVisitor {
 
 class Walker {
  public:
-  // Reads $HOME and $XDG_CONFIG_HOME for the global excludes file.
+  // Reads $HOME and $XDG_CONFIG_HOME for the global excludes file. Throws
+  // GlobError or std::invalid_argument for a bad glob or type (the command
+  // line's parser has checked them).
   Walker(WalkOptions options, Diagnostics& diag, Tally& tally);
 
   // Walks one command-line path (a file or a directory).
@@ -70,6 +78,8 @@ class Walker {
   [[nodiscard]] bool skip(std::string_view path, std::string_view name, bool is_dir, const IgnoreStack* ignore);
 
   WalkOptions options_;
+  Overrides overrides_;
+  TypeFilter types_;
   OuterIgnores outer_;
   std::size_t base_length_ = 0;  // of the operand being walked, with its '/'
   std::string scratch_;          // paths relative to ignore files above the operand
