@@ -8,7 +8,7 @@
 // spaces are dropped unless escaped with `\`. `.ignore`, `.stealscanignore`,
 // `.git/info/exclude`, the global excludes file and -g globs use the same syntax.
 //
-// Precedence, as ripgrep (walk/README.md, "Ignore files"): the kinds in the order
+// Precedence, as ripgrep (walk/README.md, "Which files"): the kinds in the order
 // of IgnoreKind, the first kind with a matching rule decides; within a kind, the
 // deepest file with a matching rule; within a file, the last matching rule. A
 // directory that is ignored is not entered, so nothing below it can be re-included.

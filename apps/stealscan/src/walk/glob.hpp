@@ -10,7 +10,7 @@
 // An unterminated '[' matches itself.
 //
 // Cost: compiling is linear in the pattern; matching is O(pattern × text) in the
-// worst case and never exponential (README.md, "Globs in linear time"): the
+// worst case and never exponential (walk/README.md, "Globs in linear time"): the
 // pattern is run as a set of positions over the text, not by backtracking. A
 // pattern without wildcards, or a star followed by plain bytes (`*.log`), is
 // compared directly.

@@ -1,5 +1,5 @@
 // outer_ignores.hpp: OuterIgnores, the ignore rules that reach a directory
-// operand from outside it (walk/README.md, "Ignore files"):
+// operand from outside it (walk/README.md, "Which files"):
 // - `.gitignore` files of its ancestors up to the repository root, the nearest
 //   ancestor (or the operand itself) holding a `.git` entry; none outside one;
 // - `.ignore` and `.stealscanignore` files of all its ancestors, repository or not;

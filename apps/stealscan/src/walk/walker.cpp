@@ -41,7 +41,7 @@ Walker::Walker(WalkOptions options, Diagnostics& diag, Tally& tally)
       diag_(diag),
       tally_(tally) {}
 
-// The order of README.md's "Which files": overrides, ignore files, types, hidden.
+// The order of walk/README.md's "Which files": overrides, ignore files, types, hidden.
 bool Walker::skip(std::string_view path, std::string_view name, bool is_dir, const IgnoreStack* ignore) {
   const IgnoreVerdict by_glob = overrides_.verdict(path.substr(base_length_), is_dir);
   if (by_glob != IgnoreVerdict::none) return by_glob == IgnoreVerdict::ignore;

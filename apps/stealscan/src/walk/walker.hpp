@@ -6,14 +6,14 @@
 // listing (d_type), so only symbolic links, and file systems that do not fill
 // d_type, cost a stat; paths are built by appending to the directory's path.
 //
-// Rules (README.md, "Walking"):
+// Rules (walk/README.md):
 // - Hidden entries (name starting with '.') are skipped unless `hidden`; a path
 //   given on the command line is walked whatever its name, and is never ignored.
 // - Symbolic links met in the walk are skipped unless `follow`; a link given on
 //   the command line is followed. With `follow`, a link to a directory that is
 //   its own ancestor is a loop: reported as a warning and counted, not entered;
 //   a broken link is an error.
-// - What to skip, in this order (walk/README.md, "Which files"): -g globs
+// - What to skip, in this order ("Which files" there): -g globs
 //   (overrides.hpp) include or exclude outright; then, with `gitignore`, the
 //   ignore files (.stealscanignore, .ignore, .gitignore on the way down and
 //   above the operand, .git/info/exclude, the global excludes: gitignore.hpp,
