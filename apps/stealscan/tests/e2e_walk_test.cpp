@@ -72,6 +72,16 @@ TEST_F(Walk, a_parent_gitignore_applies_inside_a_repository_relative_to_its_own_
   EXPECT_EQ(files("wt/d"), (Files{"wt/d/a.txt"}));
 }
 
+TEST_F(Walk, a_nested_repository_stops_the_outer_gitignore_and_reads_its_own_exclude) {
+  t.mkdir("repo/.git");
+  t.write("repo/.gitignore", "*.log\n");
+  t.write("repo/.ignore", "*.tmp\n");
+  t.write("repo/inner/.git/info/exclude", "*.bak\n");
+  files_at({"repo/a.log", "repo/a.txt", "repo/inner/b.log", "repo/inner/b.tmp", "repo/inner/b.bak",
+            "repo/inner/b.txt"});
+  EXPECT_EQ(files("repo"), (Files{"repo/a.txt", "repo/inner/b.log", "repo/inner/b.txt"}));
+}
+
 TEST_F(Walk, parent_gitignore_files_outside_a_repository_are_not_read_but_parent_ignore_files_are) {
   if (tree_in_repository()) GTEST_SKIP() << "the temporary directory is inside a git repository";
   t.write("plain/.gitignore", "*.log\n");

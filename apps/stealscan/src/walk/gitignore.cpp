@@ -54,7 +54,13 @@ IgnoreVerdict match_rules(const std::vector<IgnoreRule>& rules, std::string_view
 IgnoreVerdict IgnoreStack::verdict(std::string_view path, bool is_dir, std::string& scratch) const {
   // The first verdict of each kind, deepest file first; the strongest kind wins.
   std::array<IgnoreVerdict, kIgnoreKinds> found{};
+  bool outer_repository = false;  // past a nested repository's root
   for (const IgnoreStack* s = this; s != nullptr; s = s->parent_.get()) {
+    if (s->boundary_) {
+      outer_repository = true;
+      continue;
+    }
+    if (outer_repository && (s->kind_ == IgnoreKind::gitignore || s->kind_ == IgnoreKind::git_exclude)) continue;
     const auto kind = static_cast<std::size_t>(s->kind_);
     if (found[kind] != IgnoreVerdict::none || path.size() <= s->base_length_) continue;
     std::string_view relative = path.substr(s->base_length_);

@@ -13,8 +13,9 @@
 // deepest file with a matching rule; within a file, the last matching rule. A
 // directory that is ignored is not entered, so nothing below it can be re-included.
 //
-// Not done: a repository nested below an operand is not noticed (the outer
-// .gitignore files still apply in it; its own .git/info/exclude is not read).
+// A repository nested below the operand (a directory with a `.git` entry) puts a
+// boundary on the stack: past it, the outer .gitignore and exclude files no
+// longer apply (as ripgrep); .ignore, .stealscanignore and the global file do.
 #pragma once
 
 #include <cstddef>
@@ -68,6 +69,14 @@ class IgnoreStack {
   IgnoreStack(std::vector<IgnoreRule> rules, std::size_t base_length, std::shared_ptr<const IgnoreStack> parent)
       : IgnoreStack(IgnoreKind::gitignore, std::move(rules), base_length, "", std::move(parent)) {}
 
+  // A repository root's boundary: the .gitignore and exclude layers below it
+  // on the stack (outer ones) stop applying.
+  static std::shared_ptr<const IgnoreStack> repository_boundary(std::shared_ptr<const IgnoreStack> parent) {
+    auto s = std::make_shared<IgnoreStack>(IgnoreKind::gitignore, std::vector<IgnoreRule>{}, 0, "", std::move(parent));
+    s->boundary_ = true;
+    return s;
+  }
+
   // The verdict for `path` (an entry below every directory on the stack).
   // `scratch` is reused to build paths for files above the operand.
   [[nodiscard]] IgnoreVerdict verdict(std::string_view path, bool is_dir, std::string& scratch) const;
@@ -81,6 +90,7 @@ class IgnoreStack {
   std::string prefix_;
   std::size_t base_length_;
   IgnoreKind kind_;
+  bool boundary_ = false;
   std::shared_ptr<const IgnoreStack> parent_;
 };
 

@@ -56,6 +56,10 @@ void push(std::shared_ptr<const IgnoreStack>& stack, IgnoreKind kind, std::vecto
 
 }  // namespace
 
+std::vector<IgnoreRule> read_git_exclude(const std::string& repository_root) {
+  return parse_gitignore(read_small_file(AT_FDCWD, (common_git_dir(repository_root) + "/info/exclude").c_str()));
+}
+
 std::optional<std::string> find_repository_root(const std::string& absolute) {
   for (std::string dir = absolute;; dir = parent_of(dir)) {
     struct stat st;
@@ -84,9 +88,7 @@ std::shared_ptr<const IgnoreStack> OuterIgnores::for_operand(const std::string& 
   if (repo) {
     const std::string prefix = prefix_below(absolute, *repo);
     push(stack, IgnoreKind::global_excludes, global_rules(), base_length, prefix);
-    const std::string exclude = common_git_dir(*repo) + "/info/exclude";
-    push(stack, IgnoreKind::git_exclude, parse_gitignore(read_small_file(AT_FDCWD, exclude.c_str())), base_length,
-         prefix);
+    push(stack, IgnoreKind::git_exclude, read_git_exclude(*repo), base_length, prefix);
   }
   if (absolute == "/") return stack;
   // The ancestors, shallowest first, so that the deepest ends nearest the top.

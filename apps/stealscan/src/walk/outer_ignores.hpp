@@ -4,7 +4,8 @@
 //   ancestor (or the operand itself) holding a `.git` entry; none outside one;
 // - `.ignore` and `.stealscanignore` files of all its ancestors, repository or not;
 // - the repository's `.git/info/exclude` (a `.git` file, as in a worktree, is
-//   followed to its git directory and that one's common directory);
+//   followed to its git directory and that one's common directory, as for a
+//   submodule; the walker reads a nested repository's with read_git_exclude);
 // - the global excludes file (git_config.hpp), inside a repository only.
 // Each is matched relative to its own directory (the repository root for the
 // last two): the operand's real path, relative to that directory, is computed
@@ -29,6 +30,9 @@ namespace stealscan {
 // `.git` entry (file or directory).
 std::optional<std::string> find_repository_root(const std::string& absolute);
 
+// The rules of `repository_root`'s info/exclude (empty if none).
+std::vector<IgnoreRule> read_git_exclude(const std::string& repository_root);
+
 class OuterIgnores {
  public:
   // `global_excludes_path`: "" for none; read on first use inside a repository.
@@ -39,8 +43,10 @@ class OuterIgnores {
   // Null when no rule applies.
   std::shared_ptr<const IgnoreStack> for_operand(const std::string& root, std::size_t base_length);
 
- private:
+  // The global excludes file's rules (read once).
   const std::vector<IgnoreRule>& global_rules();
+
+ private:
 
   std::string global_path_;
   std::optional<std::vector<IgnoreRule>> global_;

@@ -76,7 +76,7 @@ void Walker::walk(const std::string& root, WalkVisitor& visitor) {
   base_length_ = root.size() + (!root.empty() && root.back() == '/' ? 0 : 1);
   std::shared_ptr<const IgnoreStack> outer = options_.gitignore ? outer_.for_operand(root, base_length_) : nullptr;
   std::vector<Pending> stack;
-  stack.push_back(Pending{root, std::move(outer), nullptr});
+  stack.push_back(Pending{root, std::move(outer), nullptr, true});
   while (!stack.empty()) {
     Pending dir = std::move(stack.back());
     stack.pop_back();
@@ -110,6 +110,15 @@ void Walker::walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisito
     // Each kind is its own layer; their order on the stack does not matter
     // (IgnoreStack::verdict ranks kinds), the depth within a kind does.
     const std::size_t base = dir.path.size() + (dir.path.back() == '/' ? 0 : 1);
+    struct stat git;
+    if (!dir.operand && ::fstatat(fd, ".git", &git, AT_SYMLINK_NOFOLLOW) == 0) {
+      // A nested repository: the outer .gitignore and exclude files stop here.
+      ignore = IgnoreStack::repository_boundary(std::move(ignore));
+      for (auto [kind, rules] : {std::pair{IgnoreKind::global_excludes, outer_.global_rules()},
+                                 std::pair{IgnoreKind::git_exclude, read_git_exclude(dir.path)}}) {
+        if (!rules.empty()) ignore = std::make_shared<const IgnoreStack>(kind, std::move(rules), base, "", std::move(ignore));
+      }
+    }
     for (const auto& [kind, name] : {std::pair{IgnoreKind::gitignore, ".gitignore"}, std::pair{IgnoreKind::ignore, ".ignore"},
                                      std::pair{IgnoreKind::stealscanignore, ".stealscanignore"}}) {
       auto rules = parse_gitignore(read_small_file(fd, name));

@@ -72,6 +72,7 @@ class Walker {
     std::string path;
     std::shared_ptr<const IgnoreStack> ignore;
     std::shared_ptr<const Ancestor> up;
+    bool operand = false;  // the walk's root: its repository is OuterIgnores' business
   };
   void walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisitor& visitor);
   void error(std::string_view path, int err);
