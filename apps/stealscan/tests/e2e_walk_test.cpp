@@ -7,6 +7,7 @@
 // XDG_CONFIG_HOME of its own, so the user's git configuration plays no part.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
