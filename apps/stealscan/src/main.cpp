@@ -18,6 +18,7 @@
 #include "output/diagnostics.hpp"
 #include "match/matcher.hpp"
 #include "scan.hpp"
+#include "walk/file_types.hpp"
 #include "output/stats.hpp"
 
 namespace {
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
   }
   if (cmd.action == Command::Action::help) {
     std::cout << kUsage;
+    return 0;
+  }
+  if (cmd.action == Command::Action::type_list) {
+    std::cout << type_list();
     return 0;
   }
   if (cmd.action == Command::Action::version) {

@@ -75,6 +75,23 @@ TEST(Cli, every_bad_value_is_named_in_the_message) {
   EXPECT_EQ(error_of({}), "no pattern given (try --help)");
 }
 
+TEST(Cli, globs_and_types_keep_their_order_and_a_bad_one_is_named) {
+  const Command c = parse({"-g", "*.c", "--glob=!b*", "--iglob", "*.H", "-gx", "-t", "cpp", "-Tmd", "--type-not=py",
+                           "--type", "c", "p"});
+  ASSERT_EQ(c.config.walk.globs.size(), 4u);
+  EXPECT_EQ(c.config.walk.globs[1].glob, "!b*");
+  EXPECT_TRUE(c.config.walk.globs[2].ignore_case);
+  EXPECT_FALSE(c.config.walk.globs[3].ignore_case);
+  EXPECT_EQ(c.config.walk.globs[3].glob, "x");
+  EXPECT_EQ(c.config.walk.types, (std::vector<std::string>{"cpp", "c"}));
+  EXPECT_EQ(c.config.walk.types_not, (std::vector<std::string>{"md", "py"}));
+  EXPECT_EQ(parse({"--type-list"}).action, Command::Action::type_list);
+  EXPECT_EQ(error_of({"-t", "xyz", "p"}), "unknown type 'xyz' (see --type-list)");
+  EXPECT_EQ(error_of({"-g", "", "p"}), "-g: invalid glob '': it is empty");
+  EXPECT_NE(error_of({"--iglob", "a[", "p"}).find("invalid glob 'a['"), std::string::npos);
+  EXPECT_EQ(error_of({"-cg"}), "option -g in '-cg' needs a value: give it on its own");
+}
+
 TEST(Cli, sizes_take_binary_suffixes_in_either_case) {
   EXPECT_EQ(parse_size("--x", "17"), 17u);
   EXPECT_EQ(parse_size("--x", "3k"), 3u << 10);

@@ -45,7 +45,17 @@ Output (default: PATH:TEXT for each matching line):
 Which files:
       --hidden              also hidden files and directories (names starting with '.')
   -L, --follow              follow symbolic links (loops are detected and skipped)
-      --no-ignore           do not honour .gitignore files
+      --no-ignore           do not honour ignore files (.gitignore, also those above
+                            PATH in its git repository, .ignore, .stealscanignore,
+                            .git/info/exclude, git's core.excludesFile)
+  -g, --glob GLOB           search only files matching GLOB (gitignore syntax; a
+                            GLOB with '/' matches the path below PATH); !GLOB
+                            excludes files and directories; repeatable, the last
+                            matching GLOB decides; beats ignore files and types
+      --iglob GLOB          as -g, ASCII letters matching either case
+  -t, --type TYPE           search only files of TYPE (repeatable; see --type-list)
+  -T, --type-not TYPE       do not search files of TYPE
+      --type-list           list the types and their globs, then exit
   -a, --text                also binary files (a NUL byte in the first chunk)
       --max-filesize SIZE   skip files larger than SIZE bytes (suffix K, M or G)
 Performance:
@@ -68,7 +78,7 @@ constexpr std::uint64_t kMaxChunk = std::uint64_t{1} << 30;
 constexpr std::uint64_t kMaxInFlight = 10'000'000;
 constexpr std::uint64_t kMaxContext = 1'000'000;  // -A/-B/-C: lines kept, at most
 // Short options that take a value, which may be glued to them ("-A2").
-constexpr char kShortWithValue[] = "efjmABC";
+constexpr char kShortWithValue[] = "efjmABCgtT";
 
 std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t lo, std::uint64_t hi) {
   std::uint64_t v = 0;
@@ -247,6 +257,22 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
     } else if (name == "--no-ignore") {
       flag(on);
       c.config.walk.gitignore = false;
+    } else if (name == "-g" || name == "--glob" || name == "--iglob") {
+      GlobOption g{value(), name == "--iglob"};
+      try {
+        (void)Overrides({g});
+      } catch (const GlobError& e) {
+        throw UsageError(std::string(name) + ": " + e.what());
+      }
+      c.config.walk.globs.push_back(std::move(g));
+    } else if (name == "-t" || name == "--type" || name == "-T" || name == "--type-not") {
+      std::string type = value();
+      if (find_file_type(type) == nullptr) throw UsageError("unknown type '" + type + "' (see --type-list)");
+      (name == "-t" || name == "--type" ? c.config.walk.types : c.config.walk.types_not).push_back(std::move(type));
+    } else if (name == "--type-list") {
+      flag(on);
+      c.action = Command::Action::type_list;
+      return c;
     } else if (name == "-a" || name == "--text") {
       flag(c.config.binary_as_text);
     } else if (name == "--max-filesize") {

@@ -19,7 +19,7 @@ struct UsageError : std::invalid_argument {
 };
 
 struct Command {
-  enum class Action { scan, help, version };
+  enum class Action { scan, help, version, type_list };
   Action action = Action::scan;
   std::vector<std::string> patterns;
   PatternSyntax syntax = PatternSyntax::literal;

@@ -3,12 +3,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "walk/git_config.hpp"
+#include "walk/small_file.hpp"
 
 namespace stealscan {
 
@@ -20,23 +24,6 @@ struct Walker::Ancestor {
 
 namespace {
 
-// Reads a small file at dirfd/name whole; empty if it does not exist or fails.
-std::string read_small_file(int dirfd, const char* name) {
-  std::string out;
-  const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return out;
-  char buf[16 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > (std::size_t{8} << 20)) break;  // no sane .gitignore is this large
-  }
-  ::close(fd);
-  return out;
-}
-
 // dir/name into `out`, reusing its capacity (no allocation per entry).
 void join(std::string& out, const std::string& dir, const char* name) {
   out.assign(dir);
@@ -45,6 +32,30 @@ void join(std::string& out, const std::string& dir, const char* name) {
 }
 
 }  // namespace
+
+Walker::Walker(WalkOptions options, Diagnostics& diag, Tally& tally)
+    : options_(std::move(options)),
+      overrides_(options_.globs),
+      types_(options_.types, options_.types_not),
+      outer_(options_.gitignore ? global_excludes_path(std::getenv("HOME"), std::getenv("XDG_CONFIG_HOME")) : ""),
+      diag_(diag),
+      tally_(tally) {}
+
+// The order of walk/README.md's "Which files": overrides, ignore files, types, hidden.
+bool Walker::skip(std::string_view path, std::string_view name, bool is_dir, const IgnoreStack* ignore) {
+  const IgnoreVerdict by_glob = overrides_.verdict(path.substr(base_length_), is_dir);
+  if (by_glob != IgnoreVerdict::none) return by_glob == IgnoreVerdict::ignore;
+  bool included = false;  // explicitly, by a rule: then a hidden name is searched too
+  if (ignore != nullptr) {
+    const IgnoreVerdict v = ignore->verdict(path, is_dir, scratch_);
+    if (v == IgnoreVerdict::ignore) return true;
+    included = v == IgnoreVerdict::keep;
+  }
+  const IgnoreVerdict by_type = types_.verdict(name, is_dir);
+  if (by_type == IgnoreVerdict::ignore) return true;
+  included = included || by_type == IgnoreVerdict::keep;
+  return name.front() == '.' && !options_.hidden && !included;
+}
 
 void Walker::error(std::string_view path, int err) {
   diag_.error(path, std::strerror(err));
@@ -61,8 +72,10 @@ void Walker::walk(const std::string& root, WalkVisitor& visitor) {
     visitor.on_operand(root);
     return;
   }
+  base_length_ = root.size() + (!root.empty() && root.back() == '/' ? 0 : 1);
+  std::shared_ptr<const IgnoreStack> outer = options_.gitignore ? outer_.for_operand(root, base_length_) : nullptr;
   std::vector<Pending> stack;
-  stack.push_back(Pending{root, nullptr, nullptr});
+  stack.push_back(Pending{root, std::move(outer), nullptr, true});
   while (!stack.empty()) {
     Pending dir = std::move(stack.back());
     stack.pop_back();
@@ -93,13 +106,22 @@ void Walker::walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisito
   }
   std::shared_ptr<const IgnoreStack> ignore = dir.ignore;
   if (options_.gitignore) {
-    std::string text = read_small_file(fd, ".gitignore");
-    if (!text.empty()) {
-      auto rules = parse_gitignore(text);
-      if (!rules.empty()) {
-        const std::size_t base = dir.path.size() + (dir.path.back() == '/' ? 0 : 1);
-        ignore = std::make_shared<const IgnoreStack>(std::move(rules), base, std::move(ignore));
+    // Each kind is its own layer; their order on the stack does not matter
+    // (IgnoreStack::verdict ranks kinds), the depth within a kind does.
+    const std::size_t base = dir.path.size() + (dir.path.back() == '/' ? 0 : 1);
+    struct stat git;
+    if (!dir.operand && ::fstatat(fd, ".git", &git, AT_SYMLINK_NOFOLLOW) == 0) {
+      // A nested repository: the outer .gitignore and exclude files stop here.
+      ignore = IgnoreStack::repository_boundary(std::move(ignore));
+      for (auto [kind, rules] : {std::pair{IgnoreKind::global_excludes, outer_.global_rules()},
+                                 std::pair{IgnoreKind::git_exclude, read_git_exclude(dir.path)}}) {
+        if (!rules.empty()) ignore = std::make_shared<const IgnoreStack>(kind, std::move(rules), base, "", std::move(ignore));
       }
+    }
+    for (const auto& [kind, name] : {std::pair{IgnoreKind::gitignore, ".gitignore"}, std::pair{IgnoreKind::ignore, ".ignore"},
+                                     std::pair{IgnoreKind::stealscanignore, ".stealscanignore"}}) {
+      auto rules = parse_gitignore(read_small_file(fd, name));
+      if (!rules.empty()) ignore = std::make_shared<const IgnoreStack>(kind, std::move(rules), base, "", std::move(ignore));
     }
   }
   DIR* d = ::fdopendir(fd);
@@ -119,13 +141,13 @@ void Walker::walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisito
     }
     const char* name = e->d_name;
     if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-    if (name[0] == '.' && !options_.hidden) continue;
     unsigned char type = e->d_type;
     if (type == DT_UNKNOWN || (type == DT_LNK && options_.follow)) {
       struct stat st;
       const int flags = options_.follow ? 0 : AT_SYMLINK_NOFOLLOW;
       if (::fstatat(fd, name, &st, flags) != 0) {
         const int err = errno;
+        if (name[0] == '.' && !options_.hidden) continue;  // would be skipped as hidden: no error
         join(path, dir.path, name);
         if (err == ENOENT && type == DT_LNK) {
           diag_.error(path, "broken symbolic link");
@@ -139,7 +161,7 @@ void Walker::walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisito
     }
     if (type != DT_REG && type != DT_DIR) continue;  // links (not followed), devices, FIFOs, sockets
     join(path, dir.path, name);
-    if (ignore && ignore->ignored(path, type == DT_DIR)) continue;
+    if (skip(path, name, type == DT_DIR, ignore.get())) continue;
     if (type == DT_REG) {
       visitor.on_file(path);
     } else {
