@@ -119,7 +119,7 @@ time_ms() {  # time_ms TOOL THREADS ARGS: wall ms
 }
 
 echo "stealscan bench: paths ${paths[*]}; $reps reps; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "$("$ss" --version) | $(rg --version | head -1) | $(grep --version | head -1)"
+echo "$("$ss" --version) | $(rg --version 2>/dev/null | head -1) | $(grep --version | head -1)"
 echo
 header="| patterns |"; sep="|---|"
 for t in $threads; do header+=" stealscan ${t}T ms | rg ${t}T ms | ratio ${t}T |"; sep+="---|---|---|"; done

@@ -88,7 +88,7 @@ rows=(
 )
 ((big)) && rows+=("\`[A-Z][a-z]+Exception\`, one 2 GB line;-c -E -e [A-Z][a-z]+Exception $tmp/line2g.txt;-c -e (?-u)[A-Z][a-z]+Exception $tmp/line2g.txt")
 
-echo "pathological inputs: $reps reps, median wall ms, max RSS; $("$ss" --version) | $(rg --version | head -1)"
+echo "pathological inputs: $reps reps, median wall ms, max RSS; $("$ss" --version) | $(rg --version 2>/dev/null | head -1)"
 echo
 echo "| input | stealscan ms | stealscan RSS MiB | rg ms | rg RSS MiB | ratio |"
 echo "|---|---|---|---|---|---|"

@@ -44,21 +44,50 @@ void check_regex(const std::string& regex, const MatchFlags& flags) {
 
 RegexMatcher::RegexMatcher(std::vector<std::string> shown, std::vector<std::string> regexes, const MatchFlags& flags,
                            bool columns)
-    : shown_(std::move(shown)), regexes_(std::move(regexes)), flags_(flags), group_(match_group(flags)) {
+    : shown_(std::move(shown)),
+      regexes_(std::move(regexes)),
+      flags_(flags),
+      group_(match_group(flags)),
+      columns_(columns) {
   if (shown_.empty()) throw PatternError("no pattern given");
-  const RE2::Options o = options(flags_);
-  std::string all = "(?m)";
-  for (std::size_t k = 0; k < regexes_.size(); ++k) {
-    if (columns) each_.push_back(compile("(?m)" + regexes_[k], shown_[k], o));
-    all += (k == 0 ? "(?:" : "|(?:") + regexes_[k] + ")";
+  all_ = "(?m)";
+  for (std::size_t k = 0; k < regexes_.size(); ++k) all_ += (k == 0 ? "(?:" : "|(?:") + regexes_[k] + ")";
+  // The alternation is compiled here, so that a bad one is an error at start-up,
+  // not in a worker; if it fails, the pattern at fault is named (compiled alone).
+  // Each program of each_ waits until all_in_line() needs it.
+  try {
+    any();
+  } catch (const PatternError&) {
+    for (std::size_t k = 0; k < regexes_.size(); ++k) compile("(?m)" + regexes_[k], shown_[k], options(flags_));
+    throw;  // each is fine alone: the alternation is too large
   }
-  any_ = compile(all, all, o);
+  if (columns_) each_.resize(regexes_.size());
+}
+
+RegexMatcher::RegexMatcher(const RegexMatcher& other)
+    : Matcher(other),
+      shown_(other.shown_),
+      regexes_(other.regexes_),
+      flags_(other.flags_),
+      group_(other.group_),
+      columns_(other.columns_),
+      all_(other.all_),
+      each_(other.each_.size()) {}
+
+const RE2& RegexMatcher::any() const {
+  if (!any_) any_ = compile(all_, all_, options(flags_));
+  return *any_;
+}
+
+const RE2& RegexMatcher::each(std::uint32_t k) const {
+  if (!each_[k]) each_[k] = compile("(?m)" + regexes_[k], shown_[k], options(flags_));
+  return *each_[k];
 }
 
 std::optional<Match> RegexMatcher::find(const char* text, const char* from, const char* end) const {
   const re2::StringPiece t(text, static_cast<std::size_t>(end - text));
   re2::StringPiece m;
-  if (!any_->Match(t, static_cast<std::size_t>(from - text), t.size(), RE2::UNANCHORED, &m, 1)) return std::nullopt;
+  if (!any().Match(t, static_cast<std::size_t>(from - text), t.size(), RE2::UNANCHORED, &m, 1)) return std::nullopt;
   return Match{m.data(), static_cast<std::uint32_t>(m.size()), Match::kSomePattern};
 }
 
@@ -73,7 +102,7 @@ std::optional<Match> RegexMatcher::next_match(const char* line, const char* from
     // A word match may begin one byte before `from` (its leading non-word byte).
     std::size_t pos = static_cast<std::size_t>(from - line);
     if (pos > 0) --pos;
-    while (pos <= t.size() && each_[k]->Match(t, pos, t.size(), RE2::UNANCHORED, m, 2)) {
+    while (pos <= t.size() && each(k).Match(t, pos, t.size(), RE2::UNANCHORED, m, 2)) {
       if (m[1].data() >= from) {
         if (!best || m[1].data() < best->begin)
           best = Match{m[1].data(), static_cast<std::uint32_t>(m[1].size()), k};
@@ -92,7 +121,7 @@ void RegexMatcher::all_in_line(const char* line, const char* line_end, std::vect
   const int n = group_ + 1;
   for (std::uint32_t k = 0; k < each_.size(); ++k) {
     std::size_t pos = 0;
-    while (pos <= t.size() && each_[k]->Match(t, pos, t.size(), RE2::UNANCHORED, m, n)) {
+    while (pos <= t.size() && each(k).Match(t, pos, t.size(), RE2::UNANCHORED, m, n)) {
       const re2::StringPiece& g = m[group_];
       out.push_back(Match{g.data(), static_cast<std::uint32_t>(g.size()), k});
       const std::size_t g_end = static_cast<std::size_t>(g.data() - line) + g.size();

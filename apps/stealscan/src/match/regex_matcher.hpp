@@ -44,9 +44,10 @@ class RegexMatcher final : public Matcher {
   void all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const override;
   [[nodiscard]] std::optional<std::size_t> max_match_length() const override { return std::nullopt; }
   [[nodiscard]] const std::string& pattern(std::uint32_t index) const override { return shown_[index]; }
-  [[nodiscard]] std::unique_ptr<Matcher> clone() const override {
-    return std::make_unique<RegexMatcher>(shown_, regexes_, flags_, !each_.empty());
-  }
+  // A clone compiles its programs when it first uses them: a worker that never
+  // needs columns or a confirmation never compiles (a 100,000-byte alternation
+  // costs RE2 about 0.1 s per program).
+  [[nodiscard]] std::unique_ptr<Matcher> clone() const override { return std::unique_ptr<Matcher>(new RegexMatcher(*this)); }
 
   // RE2's options for every program: Latin-1, never_nl, case from `flags`.
   static RE2::Options options(const MatchFlags& flags);
@@ -56,8 +57,15 @@ class RegexMatcher final : public Matcher {
   std::vector<std::string> regexes_;
   MatchFlags flags_;
   int group_ = 0;
-  std::vector<std::unique_ptr<RE2>> each_;  // one per pattern, for all_in_line()
-  std::unique_ptr<RE2> any_;                // their alternation, for find()
+  RegexMatcher(const RegexMatcher& other);  // clone(): the texts, not the programs
+  const RE2& any() const;                    // compiled on first use
+  const RE2& each(std::uint32_t k) const;
+
+  bool columns_;
+  std::string all_;  // the alternation of every regex, for find()
+  // Programs, compiled when first used (this object is one thread's: clone()).
+  mutable std::vector<std::unique_ptr<RE2>> each_;  // one per pattern (if columns_), for all_in_line()
+  mutable std::unique_ptr<RE2> any_;                // all_'s, for find()
 };
 
 // Checks a user's regex as RE2 reads it; throws PatternError naming it, with
