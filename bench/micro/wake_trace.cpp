@@ -11,7 +11,8 @@
 // three gaps, then the timelines of the median and of the slowest sample, for
 // pinned and unpinned workers. docs/wakeup.md quotes its output.
 //
-// Usage: wake_trace [--workers N] [--samples N] [--pin 0|1|both]
+// Usage: wake_trace [--workers N] [--samples N] [--pin 0|1|both] [--gap-us N]
+//                   [--park-timeout-us N]   (0: parks never time out)
 #include <sched.h>
 
 #include <algorithm>
@@ -61,11 +62,17 @@ struct Probe {
   int cpu = -1;
 };
 
-std::vector<Sample> measure(std::size_t workers, bool pin, int samples) {
+struct Knobs {
+  std::chrono::microseconds gap{3000};             // between samples: every worker parks
+  std::chrono::nanoseconds park_timeout{200'000};  // the Executor's first park timeout
+};
+
+std::vector<Sample> measure(std::size_t workers, bool pin, int samples, const Knobs& knobs) {
   UnparkClock clock;
   stealpool::ExecutorConfig cfg;
   cfg.workers = workers;
   cfg.pin_threads = pin;
+  cfg.park_timeout = knobs.park_timeout;
   cfg.trace = &clock;
   stealpool::Executor<Probe*> ex(cfg, [](Probe* p, stealpool::WorkerCtx<Probe*, stealpool::NoScratch>&) {
     const std::int64_t t = now_ns();
@@ -74,7 +81,7 @@ std::vector<Sample> measure(std::size_t workers, bool pin, int samples) {
   });
   std::vector<Sample> out;
   for (int k = 0; k < samples; ++k) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    std::this_thread::sleep_for(knobs.gap);
     Probe probe;
     Sample s;
     s.submit_cpu = sched_getcpu();
@@ -146,13 +153,20 @@ int main(int argc, char** argv) {
   std::size_t workers = 1;
   int samples = 300;
   std::string pin = "both";
+  Knobs knobs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--workers" && i + 1 < argc) workers = std::strtoul(argv[++i], nullptr, 10);
     else if (a == "--samples" && i + 1 < argc) samples = std::atoi(argv[++i]);
     else if (a == "--pin" && i + 1 < argc) pin = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: wake_trace [--workers N] [--samples N] [--pin 0|1|both] (bad argument '%s')\n",
+    else if (a == "--gap-us" && i + 1 < argc) knobs.gap = std::chrono::microseconds(std::atol(argv[++i]));
+    else if (a == "--park-timeout-us" && i + 1 < argc) {
+      const long t = std::atol(argv[++i]);
+      knobs.park_timeout = t <= 0 ? std::chrono::nanoseconds::max() : std::chrono::nanoseconds(t * 1000);  // max: Parker::kForever
+    } else {
+      std::fprintf(stderr,
+                   "usage: wake_trace [--workers N] [--samples N] [--pin 0|1|both] [--gap-us N] "
+                   "[--park-timeout-us N] (bad argument '%s')\n",
                    argv[i]);
       return 2;
     }
@@ -161,7 +175,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "wake_trace: --workers and --samples must be >= 1, --pin 0, 1 or both\n");
     return 2;
   }
-  if (pin != "1") report(workers, false, measure(workers, false, samples));
-  if (pin != "0") report(workers, true, measure(workers, true, samples));
+  if (pin != "1") report(workers, false, measure(workers, false, samples, knobs));
+  if (pin != "0") report(workers, true, measure(workers, true, samples, knobs));
   return 0;
 }

@@ -163,7 +163,8 @@ TEST(Engines, first_only_reports_the_first_matching_line) {
 }
 
 TEST(Engines, an_empty_last_line_is_matched_by_a_pattern_that_matches_empty_lines) {
-  for (const std::string& p : {"^$", "^\\s*$", "x*"}) {
+  for (const char* raw : {"^$", "^\\s*$", "x*"}) {
+    const std::string p = raw;
     const auto m = make_matcher({p}, PatternSyntax::regex);
     // Lines "a", "", "" : the block ends where the last (empty) line does.
     const std::string block = "a\n\n";
@@ -196,7 +197,8 @@ TEST(Engines, word_matches_are_reported_without_the_bytes_around_them) {
 }
 
 TEST(Engines, a_regex_that_asks_for_a_newline_is_refused_with_its_position) {
-  for (const std::string& p : {"a\\nb", "x[\\n]", "\\x0a", "a\\x{a}"}) {
+  for (const char* raw : {"a\\nb", "x[\\n]", "\\x0a", "a\\x{a}"}) {
+    const std::string p = raw;
     try {
       make_matcher({p}, PatternSyntax::regex);
       ADD_FAILURE() << p << " was accepted";
