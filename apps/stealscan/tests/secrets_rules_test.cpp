@@ -201,8 +201,26 @@ TEST(DefaultRules, text_without_secrets_finds_nothing) {
       "password = os.environ['DB_PASSWORD']\n"
       "api_key = \"${API_KEY}\"\n"
       "secret: xxxxxxxxxxxxxxxx\n"
-      "auth_token = \"changeme-example-1234567890\"\n";
+      "auth_token = \"changeme-example-1234567890\"\n"
+      // Code that generic-secret once took for assignments (from /usr/include, Python):
+      "_M_token = _S_token_subexpr_lookahead_begin;\n"
+      "NL80211_AUTHTYPE_MAX = __NL80211_AUTHTYPE_NUM - 1,\n"
+      "private_key: ed25519.Ed25519PrivateKey,\n"
+      "'token':\n    context.perl6_token_nesting_level9\n";
   EXPECT_TRUE(rules_found(d, prose).empty());
+}
+
+TEST(DefaultRules, a_match_ending_at_a_line_end_stops_before_the_newline) {
+  const Detector d(default_rule_set());
+  Detector::Scratch scratch(d);
+  std::vector<Finding> out;
+  const std::string token = "ghp_" + cyc(kAlnum, 36);
+  d.scan("a.txt", "x\r\n" + token + "\r\nnext\n", scratch, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].match, token);
+  EXPECT_EQ(out[0].start_line, 2u);
+  EXPECT_EQ(out[0].end_line, 2u);
+  EXPECT_EQ(out[0].end_column, 40u);
 }
 
 }  // namespace

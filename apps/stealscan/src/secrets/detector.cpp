@@ -104,10 +104,15 @@ void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_v
   while (pos <= text.size() &&
          c.regex->Match(re2::StringPiece(text.data(), text.size()), pos, text.size(), RE2::UNANCHORED,
                         s.groups_.data(), n)) {
-    const re2::StringPiece whole = s.groups_[0];
+    re2::StringPiece whole = s.groups_[0];
     const auto begin = static_cast<std::size_t>(whole.data() - text.data());
+    const std::size_t matched_end = begin + whole.size();
+    pos = matched_end > begin ? matched_end : matched_end + 1;  // leftmost, non-overlapping; empty: on a byte
+    // A rule that ends its token with "a byte that cannot continue it" takes
+    // the line's newline along: the reported match stops before it.
+    while (!whole.empty() && (whole[whole.size() - 1] == '\n' || whole[whole.size() - 1] == '\r'))
+      whole.remove_suffix(1);
     const std::size_t end = begin + whole.size();
-    pos = end > begin ? end : end + 1;  // leftmost, non-overlapping; an empty match moves on a byte
     re2::StringPiece secret = s.groups_[static_cast<std::size_t>(c.group)];
     if (secret.data() == nullptr) {
       if (c.rule->secret_group) continue;  // the named group took no part in this match
