@@ -87,7 +87,9 @@ void Detector::scan(std::string_view path, std::string_view text, Scratch& s, st
       // A path-only rule: the file itself is the finding.
       const Candidate cand{path, {}, {}, {}};
       if (allowed(c, cand)) continue;
-      Finding f{c.rule, std::string(path)};
+      Finding f;
+      f.rule = c.rule;
+      f.file = path;
       f.match = "file detected: " + std::string(path);
       out.push_back(std::move(f));
       continue;
@@ -125,7 +127,9 @@ void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_v
     const std::string_view line_text = lines.lines(begin, end);
     if (allowed(c, Candidate{path, match_text, secret_text, line_text})) continue;
     if (has_inline_allow(line_text)) continue;
-    Finding f{c.rule, std::string(path)};
+    Finding f;
+    f.rule = c.rule;
+    f.file = path;
     const LineIndex::Position from = lines.at(begin);
     const LineIndex::Position to = lines.at(end > begin ? end - 1 : begin);
     f.start_line = from.line;

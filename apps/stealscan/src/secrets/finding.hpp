@@ -11,7 +11,7 @@
 namespace stealscan::secrets {
 
 struct Finding {
-  const Rule* rule;  // owned by the Detector, which outlives the findings
+  const Rule* rule = nullptr;  // owned by the Detector, which outlives the findings
   std::string file;
   // Lines and byte columns from 1; the end is the match's last byte. A path-only
   // rule's finding is the file: all four are 0.
