@@ -149,7 +149,11 @@ TEST(SecretsConfig, structural_mistakes_are_named) {
   EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\ndescription = 'empty'\n"),
             "rules.toml: rules[0] 'a': allowlists[0]: has none of 'regexes', 'paths', 'stopwords', 'commits'");
   EXPECT_EQ(error_of("[extend]\nuseDefault = true\ndisabledRules = ['no-such-rule']\n"),
-            "[extend] disabledRules: no default rule 'no-such-rule'");
+            "rules.toml: [extend]: 'disabledRules' names no default rule: \"no-such-rule\"");
+  EXPECT_EQ(error_of("[extend]\ndisabledRules = ['jwt']\n"),
+            "rules.toml: [extend]: 'disabledRules' needs useDefault = true");
+  EXPECT_EQ(error_of("[extend]\nuseDefault = true\npath = 'base.toml'\n"),
+            "rules.toml: [extend]: 'path' is not supported yet (got \"base.toml\"); use useDefault = true");
   EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\nkeywords = ['']\n"),
             "rules.toml: rules[0] 'a': 'keywords' holds an empty string");
 }

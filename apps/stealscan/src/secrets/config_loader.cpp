@@ -4,6 +4,7 @@
 // errors.
 #include "secrets/config_loader.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -187,6 +188,7 @@ ParsedConfig parse_config(std::string_view text, const std::string& name) {
   }
   const Fields top(root, name);
   ParsedConfig c;
+  c.name = name;
   std::unordered_map<std::string, std::size_t> seen;  // id -> index
   std::size_t i = 0;
   for (const toml::table* t : top.tables("rules", false)) {
@@ -211,7 +213,7 @@ ParsedConfig parse_config(std::string_view text, const std::string& name) {
 RuleSet resolve_config(ParsedConfig config, const RuleSet& defaults) {
   if (!config.use_default) {
     if (!config.disabled_rules.empty())
-      throw ConfigError("[extend] disabledRules needs useDefault = true");
+      throw ConfigError(config.name + ": [extend]: 'disabledRules' needs useDefault = true");
     return std::move(config.own);
   }
   std::unordered_set<std::string> disabled(config.disabled_rules.begin(), config.disabled_rules.end());
@@ -224,7 +226,8 @@ RuleSet resolve_config(ParsedConfig config, const RuleSet& defaults) {
     if (disabled.count(r.id) == 0 && own_ids.count(r.id) == 0) out.rules.push_back(r);
   }
   for (const std::string& id : config.disabled_rules)
-    if (default_ids.count(id) == 0) throw ConfigError("[extend] disabledRules: no default rule '" + id + "'");
+    if (default_ids.count(id) == 0)
+      throw ConfigError(config.name + ": [extend]: 'disabledRules' names no default rule: \"" + id + "\"");
   for (Rule& r : config.own.rules) out.rules.push_back(std::move(r));
   out.allowlists = defaults.allowlists;
   for (Allowlist& a : config.own.allowlists) out.allowlists.push_back(std::move(a));
@@ -232,6 +235,8 @@ RuleSet resolve_config(ParsedConfig config, const RuleSet& defaults) {
 }
 
 RuleSet load_config_file(const std::string& path, const RuleSet& defaults) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read the config file: a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot read the config file");
   std::ostringstream text;

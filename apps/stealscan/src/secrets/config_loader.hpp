@@ -13,6 +13,7 @@ namespace stealscan::secrets {
 
 // One config file as written: its own rules and allowlists, and its [extend].
 struct ParsedConfig {
+  std::string name;  // the file, for messages
   RuleSet own;
   bool use_default = false;                 // [extend] useDefault = true
   std::vector<std::string> disabled_rules;  // [extend] disabledRules
