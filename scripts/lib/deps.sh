@@ -10,9 +10,11 @@
 # so --no-install-recommends would leave it out. libre2-dev and libvectorscan-dev:
 # the matching engines of apps/stealscan (found through pkg-config; without them
 # stealscan is skipped; apps/stealscan/README.md says why each).
+# libtomlplusplus-dev: the TOML reader of `stealscan secrets` rule files
+# (gitleaks' config format).
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
               libtbb-dev relacy-dev pkg-config libre2-dev
-              libvectorscan-dev)
+              libvectorscan-dev libtomlplusplus-dev)
 
 stealpool_install_deps() {
   [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0

@@ -1,7 +1,8 @@
-// main.cpp: stealscan's entry: parse the command line, check the paths, build the
-// matcher, scan, report. Exit status as grep: 0 a line matched, 1 none, 2 an
-// error (bad usage, a missing path, an invalid pattern, or a file or directory
-// that could not be read during the scan, also when lines matched).
+// main.cpp: stealscan's entry: `stealscan secrets ...` goes to secrets_main();
+// else parse the command line, check the paths, build the matcher, scan,
+// report. Exit status as grep: 0 a line matched, 1 none, 2 an error (bad usage,
+// a missing path, an invalid pattern, or a file or directory that could not be
+// read during the scan, also when lines matched).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "scan.hpp"
 #include "walk/file_types.hpp"
 #include "output/stats.hpp"
+#include "secrets/run_secrets.hpp"
 
 namespace {
 constexpr int kMatched = 0, kNoMatch = 1, kError = 2;
@@ -44,6 +47,10 @@ bool stdout_has_reader() {
 int main(int argc, char** argv) {
   using namespace stealscan;
   Diagnostics diag;
+  // `stealscan secrets ...` is the secret scanner (secrets/README.md); to search
+  // for the word "secrets", give it with -e.
+  if (argc >= 2 && std::string_view(argv[1]) == "secrets")
+    return secrets::secrets_main(std::vector<std::string>(argv + 2, argv + argc), diag);
   Command cmd;
   try {
     cmd = parse_command_line(std::vector<std::string>(argv + 1, argv + argc), stealpool::available_parallelism());

@@ -1,75 +1,16 @@
-// scan.cpp: run_scan() (scan.hpp), and Discovery, the walker's visitor that turns
-// files into batches of tasks under the budget.
+// scan.cpp: run_scan() (scan.hpp): the search's settings, scratch and runner
+// given to feed_files() (scan/file_feed.hpp), then the output flushed.
 #include "scan.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include <stealpool/executor.hpp>
-
-#include "walk/in_flight_budget.hpp"
-#include "walk/path_arena.hpp"
-#include "output/progress.hpp"
+#include "scan/file_feed.hpp"
 #include "scan/scan_task.hpp"
+#include "walk/in_flight_budget.hpp"
 
 namespace stealscan {
 namespace {
-
-using ScanExecutor = stealpool::Executor<ScanTask, WorkerScratch>;
-
-// Files are injected in batches: one spawn_external_batch (one CAS on the
-// injector, one wake-up) per kBatch files instead of per file. A directory's
-// files go out when it is done if there are a few, so that workers do not wait
-// for a batch to fill while the walker reads a slow directory.
-class Discovery final : public WalkVisitor {
- public:
-  static constexpr std::size_t kBatch = 64;
-  static constexpr std::size_t kDirectoryBatch = 8;
-
-  Discovery(ScanExecutor& ex, InFlightBudget& budget)
-      : ex_(ex), budget_(budget), batch_limit_(std::clamp<std::size_t>(budget.limit() / 2, 1, kBatch)) {
-    batch_.reserve(batch_limit_);
-  }
-
-  void on_file(std::string_view path) override { add(ScanTask::Kind::file, path); }
-  void on_operand(std::string_view path) override { add(ScanTask::Kind::operand, path); }
-  // `-`: standard input, shown as <stdin>.
-  void on_standard_input() { add(ScanTask::Kind::standard_input, "<stdin>"); }
-  void on_directory_done() override {
-    if (batch_.size() >= kDirectoryBatch) flush();
-  }
-
-  // Hands over what is batched (the budget first: this may wait).
-  void flush() {
-    if (batch_.empty()) return;
-    const bool taken = budget_.acquire(batch_.size(), [this] { return !ex_.handle().is_accepting(); });
-    if (!taken || !ex_.spawn_external_batch(batch_)) {
-      // The executor stopped (a task failed): nothing more will run.
-      for (const ScanTask& t : batch_) PathBlock::release(t.block);
-      stopped_ = true;
-    }
-    batch_.clear();
-  }
-
-  void finish() {
-    flush();
-    arena_.seal();
-  }
-
- private:
-  void add(ScanTask::Kind kind, std::string_view path) {
-    if (stopped_) return;
-    batch_.push_back(ScanTask::file(arena_.add(path), kind));
-    if (batch_.size() >= batch_limit_) flush();
-  }
-
-  ScanExecutor& ex_;
-  InFlightBudget& budget_;
-  const std::size_t batch_limit_;
-  PathArena arena_;
-  std::vector<ScanTask> batch_;
-  bool stopped_ = false;
-};
 
 ScanMode scan_mode(OutputMode m) {
   switch (m) {
@@ -115,49 +56,17 @@ ScanReport run_scan(const ScanConfig& config, const Matcher& matcher, Diagnostic
   const auto longest = matcher.max_match_length();
   const std::size_t overlap = longest && *longest > 0 ? *longest - 1 : 0;
 
-  stealpool::ExecutorConfig ec;
-  ec.workers = config.workers;
-  // Not pinned: a scanner shares the machine (and waits on I/O); letting the
-  // kernel move a worker off a busy core beats keeping it there.
-  ec.pin_threads = false;
-  stealpool::ThreadOptions threads;
-  threads.name = "stealscan";
-
   ScanReport report;
-  {
-    ScanExecutor ex(
-        ec, threads,
-        [&](std::size_t id) {
-          return WorkerScratch{matcher.clone(), ScanWindow(config.chunk_size, overlap), LineScratch{}, &outputs[id],
-                               &tallies[id]};
-        },
-        [&shared](ScanTask task, ScanCtx& ctx) { run_scan_task(shared, task, ctx); });
-    Progress progress(diag, tallies, config.progress);
-    Discovery discovery(ex, budget);
-    Walker walker(config.walk, diag, tallies.back());
-    for (const std::string& root : config.paths) {
-      if (root == "-") {
-        discovery.on_standard_input();
-      } else {
-        walker.walk(root, discovery);
-      }
-    }
-    discovery.finish();
-    report.metrics = ex.join(std::nothrow);
-    progress.stop();
-  }
+  report.metrics = feed_files<WorkerScratch>(
+      FeedSettings{config.paths, config.walk, config.workers, config.progress}, budget, tallies, diag,
+      [&](std::size_t id) {
+        return WorkerScratch{matcher.clone(), ScanWindow(config.chunk_size, overlap), LineScratch{}, &outputs[id],
+                             &tallies[id]};
+      },
+      [&shared](ScanTask task, ScanCtx& ctx) { run_scan_task(shared, task, ctx); });
   for (WorkerOutput& o : outputs) o.flush();
   report.totals = sum(tallies);
-  if (report.metrics.first_exception) {
-    try {
-      std::rethrow_exception(report.metrics.first_exception);
-    } catch (const std::exception& e) {
-      diag.message(std::string("internal error, the scan stopped early: ") + e.what());
-    } catch (...) {
-      diag.message("internal error, the scan stopped early");
-    }
-    ++report.totals.errors;
-  }
+  report_stopped_scan(report.metrics, diag, report.totals);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

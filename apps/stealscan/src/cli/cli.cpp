@@ -80,17 +80,6 @@ constexpr std::uint64_t kMaxContext = 1'000'000;  // -A/-B/-C: lines kept, at mo
 // Short options that take a value, which may be glued to them ("-A2").
 constexpr char kShortWithValue[] = "efjmABCgtT";
 
-std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t lo, std::uint64_t hi) {
-  std::uint64_t v = 0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
-    throw UsageError("invalid " + std::string(option) + " '" + std::string(text) + "': expected a whole number");
-  if (v < lo || v > hi)
-    throw UsageError("invalid " + std::string(option) + " '" + std::string(text) + "': must be between " +
-                     std::to_string(lo) + " and " + std::to_string(hi));
-  return v;
-}
-
 void add_patterns(std::vector<std::string>& out, std::string_view text) {
   // As grep: newlines separate patterns.
   for (;;) {
@@ -128,6 +117,27 @@ void read_pattern_file(std::vector<std::string>& out, const std::string& path) {
 
 }  // namespace
 
+std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+    throw UsageError("invalid " + std::string(option) + " '" + std::string(text) + "': expected a whole number");
+  if (v < lo || v > hi)
+    throw UsageError("invalid " + std::string(option) + " '" + std::string(text) + "': must be between " +
+                     std::to_string(lo) + " and " + std::to_string(hi));
+  return v;
+}
+
+GlobOption parse_glob_option(std::string_view option, std::string value) {
+  GlobOption g{std::move(value), option == "--iglob"};
+  try {
+    (void)Overrides({g});
+  } catch (const GlobError& e) {
+    throw UsageError(std::string(option) + ": " + e.what());
+  }
+  return g;
+}
+
 std::uint64_t parse_size(std::string_view option, std::string_view text) {
   std::string_view digits = text;
   std::uint64_t scale = 1;
@@ -154,38 +164,13 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
   c.config.workers = default_workers;
   bool patterns_given = false;  // by -e or -f
   std::vector<std::string> operands;
-  bool options_done = false;
-
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (options_done || a.size() < 2 || a[0] != '-') {
-      operands.push_back(a);
-      continue;
-    }
-    if (a == "--") {
-      options_done = true;
-      continue;
-    }
-    // Split "--name=value"; a short option with a value may be glued ("-j4").
-    std::string name = a;
-    std::optional<std::string> inline_value;
-    if (a.rfind("--", 0) == 0) {
-      const std::size_t eq = a.find('=');
-      if (eq != std::string::npos) {
-        name = a.substr(0, eq);
-        inline_value = a.substr(eq + 1);
-      }
-    } else if (a.size() > 2 && std::string_view(kShortWithValue).find(a[1]) != std::string_view::npos) {
-      name = a.substr(0, 2);  // "-j4", "-A2", "-efoo": a short option and its value
-      inline_value = a.substr(2);
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
-      return args[++i];
-    };
+  ArgReader in(args, kShortWithValue);
+  while (in.next(operands)) {
+    const std::string& a = in.arg();
+    const std::string& name = in.name();
+    auto value = [&] { return in.value(); };
     auto flag = [&](bool& target) {
-      if (inline_value) throw UsageError("option " + name + " takes no value (got '" + *inline_value + "')");
+      in.flag();
       target = true;
     };
     bool on = false;
@@ -258,13 +243,7 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       flag(on);
       c.config.walk.gitignore = false;
     } else if (name == "-g" || name == "--glob" || name == "--iglob") {
-      GlobOption g{value(), name == "--iglob"};
-      try {
-        (void)Overrides({g});
-      } catch (const GlobError& e) {
-        throw UsageError(std::string(name) + ": " + e.what());
-      }
-      c.config.walk.globs.push_back(std::move(g));
+      c.config.walk.globs.push_back(parse_glob_option(name, value()));
     } else if (name == "-t" || name == "--type" || name == "-T" || name == "--type-not") {
       std::string type = value();
       if (find_file_type(type) == nullptr) throw UsageError("unknown type '" + type + "' (see --type-list)");
@@ -309,8 +288,8 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       for (const auto& s : split)
         if (std::string_view("FEclHLaiwxnNvo").find(s[1]) == std::string_view::npos)
           throw UsageError("unknown option '" + s + "' in '" + a + "' (try --help)");
-      std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
-      std::vector<std::string> again(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i));
+      std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(in.index()) + 1, args.end());
+      std::vector<std::string> again(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(in.index()));
       again.insert(again.end(), split.begin(), split.end());
       again.insert(again.end(), rest.begin(), rest.end());
       return parse_command_line(again, default_workers);

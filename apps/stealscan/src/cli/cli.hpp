@@ -9,14 +9,12 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/arg_reader.hpp"
 #include "match/matcher.hpp"
 #include "scan.hpp"
 
 namespace stealscan {
 
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
 
 struct Command {
   enum class Action { scan, help, version, type_list };
@@ -39,5 +37,11 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
 // "256K" -> 262144: a byte count with an optional K, M or G suffix (powers of
 // 1024, either case). Throws UsageError naming `option` and the text.
 std::uint64_t parse_size(std::string_view option, std::string_view text);
+
+// A whole number in [lo, hi]; throws UsageError naming `option` and the text.
+std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t lo, std::uint64_t hi);
+
+// A -g / --iglob value, checked (UsageError naming the option and the glob).
+GlobOption parse_glob_option(std::string_view option, std::string value);
 
 }  // namespace stealscan

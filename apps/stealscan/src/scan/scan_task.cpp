@@ -15,6 +15,7 @@
 
 #include "scan/file_job.hpp"
 #include "scan/fragment.hpp"
+#include "scan/task_file.hpp"
 
 namespace stealscan {
 namespace {
@@ -32,20 +33,6 @@ class DirectSink final : public LineSink {
   const HitFormat& format_;
   WorkerOutput& out_;
   std::string_view path_;
-  int fd_;
-};
-
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  int release() noexcept { return std::exchange(fd_, -1); }
-
- private:
   int fd_;
 };
 
@@ -116,16 +103,6 @@ bool read_first_block(const ScanShared& sh, WorkerScratch& s, ByteSource& source
   }
   Tally::add(s.tally->files, 1);
   return true;
-}
-
-// Opens the task's file; -1 (and `errno`) if that failed. A file met in the walk
-// is opened non-blocking, so that a FIFO put in its place does not hang the
-// worker (it is then skipped: not a regular file); an operand the user named is
-// opened as it is, and a FIFO's open waits for its writer.
-int open_task_file(const ScanTask& t) {
-  if (t.kind == ScanTask::Kind::standard_input) return ::dup(STDIN_FILENO);
-  const int nonblock = t.kind == ScanTask::Kind::file ? O_NONBLOCK : 0;
-  return ::open(t.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | nonblock);
 }
 
 // Scans a FIFO, terminal, socket or standard input: read once, from start to

@@ -1,0 +1,57 @@
+// whole_file_task.hpp: the runner for scans that need each file whole in
+// memory (`stealscan secrets`: a rule's match may span lines). It opens the
+// task's file, skips what is not to be read (too large, binary), reads it into
+// the worker's buffer and hands the bytes to the worker's FileWork. Walking,
+// batching, the budget and the threads are feed_files()'s (file_feed.hpp), as
+// for the search; the search itself keeps its chunked runner (scan_task.hpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <stealpool/executor.hpp>
+
+#include "output/diagnostics.hpp"
+#include "scan/scan_task.hpp"
+#include "scan/tally.hpp"
+#include "walk/in_flight_budget.hpp"
+
+namespace stealscan {
+
+// What a scan does with one file's bytes; one per worker, called only by it.
+class FileWork {
+ public:
+  virtual ~FileWork() = default;
+  // `path` as shown; returns the number of hits (counted in matched_files and
+  // matching_lines). May throw: the file is then reported as an error.
+  virtual std::uint64_t on_file(std::string_view path, std::string_view bytes) = 0;
+};
+
+struct WholeFileSettings {
+  bool binary_as_text = false;  // -a: do not skip files with a NUL in the first block
+  std::uint64_t max_filesize = std::uint64_t{64} << 20;
+};
+
+struct WholeFileShared {
+  WholeFileSettings settings;
+  InFlightBudget& budget;
+  Diagnostics& diag;
+};
+
+struct WholeFileScratch {
+  std::unique_ptr<FileWork> work;
+  std::string buffer;  // the file being scanned; kept between files, trimmed when large
+  Tally* tally;
+};
+
+using WholeFileCtx = stealpool::WorkerCtx<ScanTask, WholeFileScratch>;
+
+// The binary check looks at this many bytes from the start (as the search's first chunk).
+inline constexpr std::size_t kBinaryProbe = 256 * 1024;
+
+// Never throws for a file that cannot be read: it is reported and counted.
+void run_whole_file_task(const WholeFileShared& shared, ScanTask task, WholeFileCtx& ctx);
+
+}  // namespace stealscan

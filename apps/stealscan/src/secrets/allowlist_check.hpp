@@ -1,0 +1,50 @@
+// allowlist_check.hpp: AllowlistCheck, an Allowlist compiled: decides whether a
+// candidate finding is allowed (dropped). README.md, "Allowlists", gives the
+// semantics: each configured check (regexes on the regexTarget, paths,
+// stopwords) either hits or not; OR allows when any hits, AND when all do.
+// Commits are not checked in this slice (no git scan).
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <re2/re2.h>
+
+#include "secrets/rule.hpp"
+
+namespace stealscan::secrets {
+
+// What an allowlist looks at.
+struct Candidate {
+  std::string_view path;
+  std::string_view match;
+  std::string_view secret;
+  std::string_view line;  // the whole line(s) holding the match
+};
+
+// RE2 options for every rule and allowlist regex: bytes (Latin-1), so that any
+// file can be matched; messages are ours.
+RE2::Options secret_regex_options();
+
+// Compiles `pattern`; ConfigError "<where>: '<field>' is not a valid regular
+// expression: <pattern>: <reason>" if it is not.
+std::unique_ptr<RE2> compile_config_regex(const std::string& pattern, const std::string& where,
+                                          std::string_view field);
+
+class AllowlistCheck {
+ public:
+  explicit AllowlistCheck(const Allowlist& a);  // throws ConfigError for a bad regex
+  [[nodiscard]] bool allows(const Candidate& c) const;
+  // Whether the allowlist could allow something outside git (not commits alone).
+  [[nodiscard]] bool active() const noexcept { return !regexes_.empty() || !paths_.empty() || !stopwords_.empty(); }
+
+ private:
+  std::vector<std::unique_ptr<RE2>> regexes_;
+  RegexTarget target_;
+  std::vector<std::unique_ptr<RE2>> paths_;
+  std::vector<std::string> stopwords_;  // lower case
+  Condition condition_;
+};
+
+}  // namespace stealscan::secrets

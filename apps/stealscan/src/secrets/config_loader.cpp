@@ -1,0 +1,253 @@
+// config_loader.cpp: parse_config() and friends (config_loader.hpp), on toml++.
+// Unknown keys are ignored, as gitleaks ignores them (newer gitleaks fields such
+// as composite rules then simply do not apply); known keys of the wrong type are
+// errors.
+#include "secrets/config_loader.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <toml++/toml.h>
+
+#include "secrets/ascii.hpp"
+#include "secrets/default_rules.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+// A value as a message shows it: strings quoted, tables and arrays by kind.
+std::string describe(const toml::node& n) {
+  if (const auto* s = n.as_string()) return "\"" + s->get() + "\"";
+  if (const auto* i = n.as_integer()) return std::to_string(i->get());
+  if (const auto* f = n.as_floating_point()) {
+    std::ostringstream o;
+    o << f->get();
+    return o.str();
+  }
+  if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+  if (n.is_array()) return "an array";
+  if (n.is_table()) return "a table";
+  return "a date or time";
+}
+
+// Reads the fields of one table; `where_` prefixes every message.
+class Fields {
+ public:
+  Fields(const toml::table& t, std::string where) : t_(t), where_(std::move(where)) {}
+
+  [[nodiscard]] const std::string& where() const noexcept { return where_; }
+  [[noreturn]] void fail(std::string_view key, std::string_view what) const {
+    throw ConfigError(where_ + ": '" + std::string(key) + "' " + std::string(what));
+  }
+  [[noreturn]] void wrong_type(std::string_view key, std::string_view expected, const toml::node& got) const {
+    fail(key, "must be " + std::string(expected) + ", got " + describe(got));
+  }
+
+  [[nodiscard]] std::string string(std::string_view key) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return {};
+    if (!n->is_string()) wrong_type(key, "a string", *n);
+    return n->as_string()->get();
+  }
+  [[nodiscard]] std::vector<std::string> strings(std::string_view key) const {
+    std::vector<std::string> out;
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return out;
+    if (!n->is_array()) wrong_type(key, "an array of strings", *n);
+    for (const toml::node& e : *n->as_array()) {
+      if (!e.is_string()) wrong_type(key, "an array of strings", e);
+      out.push_back(e.as_string()->get());
+    }
+    return out;
+  }
+  [[nodiscard]] std::optional<double> number(std::string_view key) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return std::nullopt;
+    if (const auto* f = n->as_floating_point()) return f->get();
+    if (const auto* i = n->as_integer()) return static_cast<double>(i->get());
+    wrong_type(key, "a number", *n);
+  }
+  [[nodiscard]] std::optional<std::int64_t> integer(std::string_view key) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return std::nullopt;
+    if (!n->is_integer()) wrong_type(key, "a whole number", *n);
+    return n->as_integer()->get();
+  }
+  [[nodiscard]] bool boolean(std::string_view key) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return false;
+    if (!n->is_boolean()) wrong_type(key, "true or false", *n);
+    return n->as_boolean()->get();
+  }
+  // The tables under `key`: an array of tables ([[x]]) or one table ([x]).
+  [[nodiscard]] std::vector<const toml::table*> tables(std::string_view key, bool single) const {
+    std::vector<const toml::table*> out;
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return out;
+    if (single) {
+      if (!n->is_table()) wrong_type(key, "a table", *n);
+      out.push_back(n->as_table());
+      return out;
+    }
+    if (!n->is_array()) wrong_type(key, "an array of tables", *n);
+    for (const toml::node& e : *n->as_array()) {
+      if (!e.is_table()) wrong_type(key, "an array of tables", e);
+      out.push_back(e.as_table());
+    }
+    return out;
+  }
+
+ private:
+  const toml::table& t_;
+  std::string where_;
+};
+
+Allowlist read_allowlist(const toml::table& t, std::string where, bool global) {
+  const Fields f(t, std::move(where));
+  Allowlist a;
+  a.where = f.where();
+  a.description = f.string("description");
+  a.regexes = f.strings("regexes");
+  a.paths = f.strings("paths");
+  a.stopwords = f.strings("stopwords");
+  for (std::string& w : a.stopwords) w = ascii_lower(std::move(w));
+  a.commits = f.strings("commits");
+  const std::string target = f.string("regexTarget");
+  if (target == "match") {
+    a.target = RegexTarget::match;
+  } else if (target == "line") {
+    a.target = RegexTarget::line;
+  } else if (!target.empty() && target != "secret") {
+    f.fail("regexTarget", "must be \"secret\", \"match\" or \"line\", got \"" + target + "\"");
+  }
+  const std::string condition = ascii_lower(f.string("condition"));
+  if (condition == "and") {
+    a.condition = Condition::all;
+  } else if (!condition.empty() && condition != "or") {
+    f.fail("condition", "must be \"OR\" or \"AND\", got \"" + f.string("condition") + "\"");
+  }
+  if (global) {
+    a.target_rules = f.strings("targetRules");
+  } else if (t.contains("targetRules")) {
+    f.fail("targetRules", "belongs in a global [[allowlists]], not in a rule's");
+  }
+  if (a.regexes.empty() && a.paths.empty() && a.stopwords.empty() && a.commits.empty())
+    throw ConfigError(a.where + ": has none of 'regexes', 'paths', 'stopwords', 'commits'");
+  return a;
+}
+
+// A table's allowlists in both spellings: [[…allowlists]] then […allowlist].
+void read_allowlists(const Fields& f, bool global, std::vector<Allowlist>& out) {
+  std::size_t i = 0;
+  for (const toml::table* a : f.tables("allowlists", false))
+    out.push_back(read_allowlist(*a, f.where() + ": allowlists[" + std::to_string(i++) + "]", global));
+  for (const toml::table* a : f.tables("allowlist", true))
+    out.push_back(read_allowlist(*a, f.where() + ": allowlist", global));
+}
+
+Rule read_rule(const toml::table& t, const std::string& name, std::size_t index) {
+  const std::string at = name + ": rules[" + std::to_string(index) + "]";
+  Rule r;
+  r.id = Fields(t, at).string("id");
+  if (r.id.empty()) throw ConfigError(at + ": 'id' is missing or empty");
+  const Fields f(t, at + " '" + r.id + "'");
+  r.where = f.where();
+  r.description = f.string("description");
+  r.regex = f.string("regex");
+  r.path = f.string("path");
+  if (r.regex.empty() && r.path.empty()) throw ConfigError(r.where + ": has neither 'regex' nor 'path'");
+  if (const auto g = f.integer("secretGroup")) {
+    if (*g < 0 || *g > 1000) f.fail("secretGroup", "must be between 0 and 1000, got " + std::to_string(*g));
+    if (*g > 0) r.secret_group = static_cast<int>(*g);
+  }
+  r.entropy = f.number("entropy");
+  if (r.entropy && (*r.entropy < 0 || *r.entropy > 8))
+    f.fail("entropy", "must be between 0 and 8 bits per byte, got " + describe(*t.get("entropy")));
+  for (std::string& k : f.strings("keywords")) {
+    if (k.empty()) f.fail("keywords", "holds an empty string");
+    r.keywords.push_back(ascii_lower(std::move(k)));
+  }
+  r.tags = f.strings("tags");
+  read_allowlists(f, false, r.allowlists);
+  return r;
+}
+
+}  // namespace
+
+ParsedConfig parse_config(std::string_view text, const std::string& name) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source().begin;
+    throw ConfigError(name + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                      ": not valid TOML: " + std::string(e.description()));
+  }
+  const Fields top(root, name);
+  ParsedConfig c;
+  c.name = name;
+  std::unordered_map<std::string, std::size_t> seen;  // id -> index
+  std::size_t i = 0;
+  for (const toml::table* t : top.tables("rules", false)) {
+    Rule r = read_rule(*t, name, i);
+    const auto [it, fresh] = seen.emplace(r.id, i);
+    if (!fresh)
+      throw ConfigError(r.where + ": duplicate id, first defined at rules[" + std::to_string(it->second) + "]");
+    c.own.rules.push_back(std::move(r));
+    ++i;
+  }
+  read_allowlists(top, true, c.own.allowlists);
+  for (const toml::table* e : top.tables("extend", true)) {
+    const Fields f(*e, name + ": [extend]");
+    c.use_default = f.boolean("useDefault");
+    c.disabled_rules = f.strings("disabledRules");
+    if (!f.string("path").empty())
+      f.fail("path", "is not supported yet (got \"" + f.string("path") + "\"); use useDefault = true");
+  }
+  return c;
+}
+
+RuleSet resolve_config(ParsedConfig config, const RuleSet& defaults) {
+  if (!config.use_default) {
+    if (!config.disabled_rules.empty())
+      throw ConfigError(config.name + ": [extend]: 'disabledRules' needs useDefault = true");
+    return std::move(config.own);
+  }
+  std::unordered_set<std::string> disabled(config.disabled_rules.begin(), config.disabled_rules.end());
+  std::unordered_map<std::string, std::size_t> own_ids;
+  for (std::size_t i = 0; i < config.own.rules.size(); ++i) own_ids.emplace(config.own.rules[i].id, i);
+  RuleSet out;
+  std::unordered_set<std::string> default_ids;
+  for (const Rule& r : defaults.rules) {
+    default_ids.insert(r.id);
+    if (disabled.count(r.id) == 0 && own_ids.count(r.id) == 0) out.rules.push_back(r);
+  }
+  for (const std::string& id : config.disabled_rules)
+    if (default_ids.count(id) == 0)
+      throw ConfigError(config.name + ": [extend]: 'disabledRules' names no default rule: \"" + id + "\"");
+  for (Rule& r : config.own.rules) out.rules.push_back(std::move(r));
+  out.allowlists = defaults.allowlists;
+  for (Allowlist& a : config.own.allowlists) out.allowlists.push_back(std::move(a));
+  return out;
+}
+
+RuleSet load_config_file(const std::string& path, const RuleSet& defaults) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read the config file: a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot read the config file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": cannot read the config file");
+  return resolve_config(parse_config(text.str(), path), defaults);
+}
+
+const RuleSet& default_rule_set() {
+  static const RuleSet rules = parse_config(kDefaultRulesToml, "<default rules>").own;
+  return rules;
+}
+
+}  // namespace stealscan::secrets

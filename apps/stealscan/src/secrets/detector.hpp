@@ -1,0 +1,61 @@
+// detector.hpp: Detector, a RuleSet compiled, and the per-file pipeline of
+// README.md ("Matching"): keywords -> each triggered rule's regex, leftmost
+// non-overlapping matches -> secret group -> entropy -> allowlists (rule's,
+// then global) -> inline allow comments. Built once and shared, read-only, by
+// every worker (RE2 objects are safe to share); each worker brings its own
+// Detector::Scratch.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <re2/re2.h>
+
+#include "secrets/allowlist_check.hpp"
+#include "secrets/finding.hpp"
+#include "secrets/keyword_filter.hpp"
+#include "secrets/rule.hpp"
+
+namespace stealscan::secrets {
+
+class LineIndex;
+
+class Detector {
+ public:
+  // Throws ConfigError naming the rule for a bad regex, a secretGroup the regex
+  // does not have, or a targetRules id that no rule has.
+  explicit Detector(RuleSet rules);
+  ~Detector();
+  Detector(const Detector&) = delete;
+  Detector& operator=(const Detector&) = delete;
+
+  [[nodiscard]] const RuleSet& rules() const noexcept { return rules_; }
+
+  class Scratch {
+   public:
+    explicit Scratch(const Detector& d) : keywords_(d.keywords_) {}
+
+   private:
+    friend class Detector;
+    KeywordFilter::Scratch keywords_;
+    std::vector<std::size_t> rules_;
+    std::vector<re2::StringPiece> groups_;
+  };
+
+  // Appends the findings in `text`, the bytes of the file shown as `path`.
+  void scan(std::string_view path, std::string_view text, Scratch& scratch, std::vector<Finding>& out) const;
+
+ private:
+  struct Compiled;
+  void scan_rule(const Compiled& rule, std::string_view path, std::string_view text, LineIndex& lines,
+                 Scratch& scratch, std::vector<Finding>& out) const;
+  [[nodiscard]] bool allowed(const Compiled& rule, const Candidate& c) const;
+
+  RuleSet rules_;
+  std::vector<Compiled> compiled_;  // one per rule, in order
+  std::vector<AllowlistCheck> global_;
+  KeywordFilter keywords_;
+};
+
+}  // namespace stealscan::secrets

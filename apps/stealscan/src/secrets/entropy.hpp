@@ -1,0 +1,26 @@
+// entropy.hpp: shannon_entropy(), the Shannon entropy of a string's bytes in bits
+// per byte (0 for "", up to 8): what a rule's `entropy` is compared with.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <string_view>
+
+namespace stealscan::secrets {
+
+inline double shannon_entropy(std::string_view s) noexcept {
+  if (s.empty()) return 0;
+  std::array<std::size_t, 256> counts{};
+  for (const char c : s) ++counts[static_cast<unsigned char>(c)];
+  const double n = static_cast<double>(s.size());
+  double bits = 0;
+  for (const std::size_t k : counts) {
+    if (k == 0) continue;
+    const double p = static_cast<double>(k) / n;
+    bits -= p * std::log2(p);
+  }
+  return bits;
+}
+
+}  // namespace stealscan::secrets

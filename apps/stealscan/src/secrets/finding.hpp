@@ -1,0 +1,39 @@
+// finding.hpp: Finding, one secret found (README.md, "Findings"), and the
+// order reports list them in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+#include "secrets/rule.hpp"
+
+namespace stealscan::secrets {
+
+struct Finding {
+  const Rule* rule = nullptr;  // owned by the Detector, which outlives the findings
+  std::string file;
+  // Lines and byte columns from 1; the end is the match's last byte. A path-only
+  // rule's finding is the file: all four are 0.
+  std::uint64_t start_line = 0;
+  std::uint64_t start_column = 0;
+  std::uint64_t end_line = 0;
+  std::uint64_t end_column = 0;
+  std::string match;
+  std::string secret;
+  double entropy = 0;
+
+  // gitleaks' fingerprint outside git: file:rule:line.
+  [[nodiscard]] std::string fingerprint() const {
+    return file + ":" + rule->id + ":" + std::to_string(start_line);
+  }
+};
+
+// By file, line, column, then rule id: a report in the same order whatever
+// the threads did.
+inline bool report_order(const Finding& a, const Finding& b) {
+  return std::tie(a.file, a.start_line, a.start_column, a.rule->id) <
+         std::tie(b.file, b.start_line, b.start_column, b.rule->id);
+}
+
+}  // namespace stealscan::secrets

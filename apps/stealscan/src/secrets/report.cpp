@@ -1,0 +1,111 @@
+// report.cpp: redact() and format_report() (report.hpp).
+#include "secrets/report.hpp"
+
+#include <charconv>
+
+#include "output/output.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+constexpr std::string_view kRedacted = "REDACTED";
+
+// Shortest text that reads back as the same float (gitleaks' entropy is a float32).
+std::string entropy_text(double e) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(e));
+  return std::string(buf, r.ptr);
+}
+
+std::string tags_text(const std::vector<std::string>& tags) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < tags.size(); ++i) s += (i > 0 ? " " : "") + tags[i];
+  return s + "]";
+}
+
+void text_finding(std::string& b, const Finding& f) {
+  const auto field = [&](std::string_view name, std::string_view value) {
+    b.append(name).append(":");
+    b.append(13 - name.size(), ' ');
+    b.append(value).push_back('\n');
+  };
+  field("Finding", f.match);
+  field("Secret", f.secret);
+  field("RuleID", f.rule->id);
+  field("Description", f.rule->description);
+  field("Entropy", entropy_text(f.entropy));
+  if (!f.rule->tags.empty()) field("Tags", tags_text(f.rule->tags));
+  field("File", f.file);
+  field("Line", std::to_string(f.start_line));
+  field("Column", std::to_string(f.start_column));
+  field("Fingerprint", f.fingerprint());
+  b.push_back('\n');
+}
+
+void json_finding(std::string& b, const Finding& f) {
+  const auto key = [&](std::string_view name) { b.append("  \"").append(name).append("\": "); };
+  const auto str = [&](std::string_view name, std::string_view value) {
+    key(name);
+    append_json_bytes(b, value);
+    b.append(",\n");
+  };
+  const auto num = [&](std::string_view name, std::string_view value) {
+    key(name);
+    b.append(value).append(",\n");
+  };
+  b.append(" {\n");
+  str("RuleID", f.rule->id);
+  str("Description", f.rule->description);
+  num("StartLine", std::to_string(f.start_line));
+  num("EndLine", std::to_string(f.end_line));
+  num("StartColumn", std::to_string(f.start_column));
+  num("EndColumn", std::to_string(f.end_column));
+  str("Match", f.match);
+  str("Secret", f.secret);
+  str("File", f.file);
+  str("SymlinkFile", "");
+  str("Commit", "");
+  num("Entropy", entropy_text(f.entropy));
+  str("Author", "");
+  str("Email", "");
+  str("Date", "");
+  str("Message", "");
+  key("Tags");
+  b.push_back('[');
+  for (std::size_t i = 0; i < f.rule->tags.size(); ++i) {
+    if (i > 0) b.append(", ");
+    append_json_bytes(b, f.rule->tags[i]);
+  }
+  b.append("],\n");
+  key("Fingerprint");
+  append_json_bytes(b, f.fingerprint());
+  b.append("\n }");
+}
+
+}  // namespace
+
+void redact(Finding& f) {
+  if (f.secret.empty()) return;
+  for (std::size_t at = f.match.find(f.secret); at != std::string::npos;
+       at = f.match.find(f.secret, at + kRedacted.size()))
+    f.match.replace(at, f.secret.size(), kRedacted);
+  f.secret = kRedacted;
+}
+
+std::string format_report(const std::vector<Finding>& findings, ReportFormat format) {
+  std::string b;
+  if (format == ReportFormat::text) {
+    for (const Finding& f : findings) text_finding(b, f);
+    return b;
+  }
+  if (findings.empty()) return "[]\n";
+  b.append("[\n");
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    if (i > 0) b.append(",\n");
+    json_finding(b, findings[i]);
+  }
+  b.append("\n]\n");
+  return b;
+}
+
+}  // namespace stealscan::secrets

@@ -1,0 +1,56 @@
+// rule.hpp: the rule model of `stealscan secrets`, as gitleaks' TOML config
+// describes it (README.md, "Rules"): Rule, Allowlist, RuleSet, and ConfigError,
+// the one error a config can raise. Plain values: config_loader builds them,
+// detector compiles them.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace stealscan::secrets {
+
+// A config that cannot be used: names the file, the rule (id or index), the
+// field and the bad value. stealscan exits with status 2 on it.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What an allowlist's regexes are matched against.
+enum class RegexTarget { secret, match, line };
+
+// How an allowlist's checks combine: OR (any configured check), AND (all).
+enum class Condition { any, all };
+
+struct Allowlist {
+  std::string where;  // "FILE: rules[2] 'id': allowlists[0]", for messages
+  std::string description;
+  std::vector<std::string> regexes;
+  RegexTarget target = RegexTarget::secret;
+  std::vector<std::string> paths;      // regexes on the file path
+  std::vector<std::string> stopwords;  // substrings of the secret, either case
+  std::vector<std::string> commits;    // read, not used: no git scan in this slice
+  Condition condition = Condition::any;
+  std::vector<std::string> target_rules;  // global allowlists only; empty: every rule
+};
+
+struct Rule {
+  std::string where;  // "FILE: rules[3] 'aws-key'", for messages
+  std::string id;
+  std::string description;
+  std::string regex;            // empty: a path-only rule
+  std::optional<int> secret_group;  // unset: the first group if any, else the match
+  std::optional<double> entropy;    // minimum Shannon entropy of the secret, bits per byte
+  std::vector<std::string> keywords;  // lower case; empty: the rule always runs
+  std::string path;             // regex on the file path; empty: any file
+  std::vector<std::string> tags;
+  std::vector<Allowlist> allowlists;
+};
+
+struct RuleSet {
+  std::vector<Rule> rules;
+  std::vector<Allowlist> allowlists;  // global
+};
+
+}  // namespace stealscan::secrets

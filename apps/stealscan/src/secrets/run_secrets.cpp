@@ -1,0 +1,147 @@
+// run_secrets.cpp: secrets_main() (run_secrets.hpp).
+#include "secrets/run_secrets.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <system_error>
+
+#include <stealpool/cpu_count.hpp>
+
+#include "cli/cli.hpp"
+#include "scan/file_feed.hpp"
+#include "scan/whole_file_task.hpp"
+#include "secrets/config_loader.hpp"
+#include "secrets/detector.hpp"
+#include "secrets/secrets_cli.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+constexpr std::string_view kProjectConfig = ".stealscan.toml";
+
+// One worker's FileWork: the shared Detector with this worker's scratch, and
+// this worker's findings (merged after the scan).
+class SecretWork final : public FileWork {
+ public:
+  SecretWork(const Detector& detector, std::vector<Finding>& findings, bool redact)
+      : detector_(detector), scratch_(detector), findings_(findings), redact_(redact) {}
+  std::uint64_t on_file(std::string_view path, std::string_view bytes) override {
+    const std::size_t before = findings_.size();
+    detector_.scan(path, bytes, scratch_, findings_);
+    if (redact_)
+      for (std::size_t i = before; i < findings_.size(); ++i) redact(findings_[i]);
+    return findings_.size() - before;
+  }
+
+ private:
+  const Detector& detector_;
+  Detector::Scratch scratch_;
+  std::vector<Finding>& findings_;
+  bool redact_;
+};
+
+// --config, else .stealscan.toml in the first directory operand, else the defaults.
+RuleSet choose_rules(const SecretsCommand& cmd) {
+  if (cmd.config) return load_config_file(*cmd.config, default_rule_set());
+  for (const std::string& p : cmd.paths) {
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    const std::string project = p + "/" + std::string(kProjectConfig);
+    if (::access(project.c_str(), F_OK) == 0) return load_config_file(project, default_rule_set());
+    break;
+  }
+  return default_rule_set();
+}
+
+std::string summary(const Totals& t, std::size_t findings) {
+  return std::to_string(findings) + (findings == 1 ? " finding" : " findings") + " in " +
+         std::to_string(t.matched_files) + (t.matched_files == 1 ? " file" : " files") + " (" +
+         std::to_string(t.files) + " scanned, " + std::to_string(t.binary) + " binary and " +
+         std::to_string(t.too_large) + " too large skipped)";
+}
+
+}  // namespace
+
+int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
+  SecretsCommand cmd;
+  try {
+    cmd = parse_secrets_command(args, stealpool::available_parallelism());
+  } catch (const UsageError& e) {
+    diag.message(e.what());
+    return kError;
+  }
+  if (cmd.help) {
+    std::cout << kSecretsUsage;
+    return kNoFindings;
+  }
+  if (cmd.paths.empty()) cmd.paths.push_back(".");
+  for (const std::string& p : cmd.paths) {
+    struct stat st;
+    if (p != "-" && ::stat(p.c_str(), &st) != 0) {
+      diag.error(p, std::strerror(errno));
+      return kError;
+    }
+  }
+  std::unique_ptr<Detector> detector;
+  try {
+    detector = std::make_unique<Detector>(choose_rules(cmd));
+  } catch (const ConfigError& e) {
+    diag.message(e.what());
+    return kError;
+  }
+  // Opened before the scan, so that a bad --output stops it before it starts.
+  std::ofstream file;
+  if (cmd.output != "-") {
+    file.open(cmd.output, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      diag.error(cmd.output, std::string("cannot write the report: ") + std::strerror(errno));
+      return kError;
+    }
+  }
+
+  std::vector<Tally> tallies(cmd.workers + 1);
+  std::vector<std::vector<Finding>> found(cmd.workers);
+  InFlightBudget budget(1024);
+  const WholeFileShared shared{WholeFileSettings{cmd.binary_as_text, cmd.max_filesize}, budget, diag};
+  stealpool::MetricsSnapshot metrics;
+  try {
+    metrics = feed_files<WholeFileScratch>(
+        FeedSettings{cmd.paths, cmd.walk, cmd.workers, !cmd.no_progress && ::isatty(STDERR_FILENO) == 1}, budget,
+        tallies, diag,
+        [&](std::size_t id) {
+          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact), {}, &tallies[id]};
+        },
+        [&shared](ScanTask task, WholeFileCtx& ctx) { run_whole_file_task(shared, task, ctx); });
+  } catch (const std::system_error& e) {
+    diag.message("cannot start " + std::to_string(cmd.workers) + " worker threads (-j): " + e.code().message());
+    return kError;
+  }
+  Totals totals = sum(tallies);
+  report_stopped_scan(metrics, diag, totals);
+
+  std::vector<Finding> findings;
+  for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(findings));
+  std::sort(findings.begin(), findings.end(), report_order);
+  const std::string report = format_report(findings, cmd.format);
+  if (file.is_open()) {
+    file << report;
+    file.close();
+    if (!file) {
+      diag.error(cmd.output, "cannot write the report");
+      return kError;
+    }
+  } else {
+    std::cout << report << std::flush;
+  }
+  diag.message(summary(totals, findings.size()));
+  if (totals.errors > 0) return kError;
+  return findings.empty() ? kNoFindings : kFindings;
+}
+
+}  // namespace stealscan::secrets

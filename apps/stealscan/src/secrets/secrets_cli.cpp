@@ -1,0 +1,104 @@
+// secrets_cli.cpp: parse_secrets_command() (secrets_cli.hpp). The number, size
+// and glob values are checked by the search's parsers (cli.hpp), so both modes
+// say the same of a bad value.
+#include "secrets/secrets_cli.hpp"
+
+#include "cli/cli.hpp"
+
+namespace stealscan::secrets {
+
+const std::string_view kSecretsUsage = R"(Usage: stealscan secrets [OPTIONS] [PATH...]
+Scan the regular files under each PATH (default: .) for secrets: API keys,
+tokens, passwords, private keys. Rules are in gitleaks' TOML format; without
+--config, a .stealscan.toml in the first directory PATH is used if there is one,
+else the built-in rules. Each file is read whole; a finding reports the rule,
+file, line, column, match and secret.
+
+Rules:
+  -c, --config FILE         the rules to use (gitleaks' format; [extend] useDefault
+                            = true adds them to the built-in rules)
+Report (sorted by file, line, column, rule):
+  -f, --format FORMAT       text (default) or json (an array, gitleaks' field names)
+  -o, --output FILE         write the report to FILE ('-': stdout, the default)
+      --redact              show REDACTED instead of each secret
+Which files:
+      --hidden              also hidden files and directories
+      --no-ignore           do not honour ignore files (.gitignore, .ignore, ...)
+  -g, --glob GLOB           only files matching GLOB; !GLOB excludes (as the search's -g)
+      --iglob GLOB          as -g, ASCII letters matching either case
+  -L, --follow              follow symbolic links
+  -a, --text                also binary files (a NUL byte in the first 256 KiB)
+      --max-filesize SIZE   skip larger files (default 64M; suffix K, M or G)
+Performance and reporting:
+  -j, --threads N           worker threads (default: the CPUs this process may use)
+      --no-progress         no progress line (drawn on stderr when it is a terminal)
+  -h, --help                this text
+
+A line holding "stealscan:allow" (or "gitleaks:allow") is never reported.
+Exit status: 0 no finding, 1 findings, 2 an error (a bad option or config, a
+missing path, an unreadable file), also when there were findings.
+)";
+
+namespace {
+
+// Short options that take a value, which may be glued to them ("-j4").
+constexpr std::string_view kShortWithValue = "cfogj";
+
+}  // namespace
+
+SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::size_t default_workers) {
+  SecretsCommand c;
+  c.workers = default_workers;
+  ArgReader in(args, kShortWithValue);
+  while (in.next(c.paths)) {
+    const std::string& name = in.name();
+    const auto value = [&] { return in.value(); };
+    const auto flag = [&](bool& target) {
+      in.flag();
+      target = true;
+    };
+    if (name == "-c" || name == "--config") {
+      c.config = value();
+    } else if (name == "-f" || name == "--format") {
+      const std::string v = value();
+      if (v == "text") {
+        c.format = ReportFormat::text;
+      } else if (v == "json") {
+        c.format = ReportFormat::json;
+      } else {
+        throw UsageError("invalid " + name + " '" + v +
+                         "': expected text or json (sarif, csv and junit are not done yet)");
+      }
+    } else if (name == "-o" || name == "--output") {
+      c.output = value();
+    } else if (name == "--redact") {
+      flag(c.redact);
+    } else if (name == "--hidden") {
+      flag(c.walk.hidden);
+    } else if (name == "--no-ignore") {
+      bool on = false;
+      flag(on);
+      c.walk.gitignore = false;
+    } else if (name == "-g" || name == "--glob" || name == "--iglob") {
+      c.walk.globs.push_back(parse_glob_option(name, value()));
+    } else if (name == "-L" || name == "--follow") {
+      flag(c.walk.follow);
+    } else if (name == "-a" || name == "--text") {
+      flag(c.binary_as_text);
+    } else if (name == "--max-filesize") {
+      c.max_filesize = parse_size(name, value());
+    } else if (name == "-j" || name == "--threads") {
+      c.workers = static_cast<std::size_t>(parse_count(name, value(), 1, 4096));
+    } else if (name == "--no-progress") {
+      flag(c.no_progress);
+    } else if (name == "-h" || name == "--help") {
+      c.help = true;
+      return c;
+    } else {
+      throw UsageError("unknown option '" + in.arg() + "' for secrets (try stealscan secrets --help)");
+    }
+  }
+  return c;
+}
+
+}  // namespace stealscan::secrets

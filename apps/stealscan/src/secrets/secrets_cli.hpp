@@ -1,0 +1,35 @@
+// secrets_cli.hpp: the command line of `stealscan secrets` (everything after the
+// word `secrets`) -> SecretsCommand, or UsageError naming the bad argument.
+// kSecretsUsage is its --help text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "secrets/report.hpp"
+#include "walk/walker.hpp"
+
+namespace stealscan::secrets {
+
+struct SecretsCommand {
+  bool help = false;
+  std::vector<std::string> paths;     // empty: "."
+  std::optional<std::string> config;  // --config; else .stealscan.toml or the defaults
+  ReportFormat format = ReportFormat::text;
+  std::string output = "-";  // --output; "-" is stdout
+  bool redact = false;
+  std::size_t workers = 1;
+  WalkOptions walk;
+  bool binary_as_text = false;
+  std::uint64_t max_filesize = std::uint64_t{64} << 20;
+  bool no_progress = false;
+};
+
+extern const std::string_view kSecretsUsage;
+
+SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::size_t default_workers);
+
+}  // namespace stealscan::secrets

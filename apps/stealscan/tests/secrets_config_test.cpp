@@ -1,0 +1,168 @@
+// The rule loader (src/secrets/config_loader.*, detector.* for regexes): every
+// field of gitleaks' format is read, both spellings of allowlists, [extend];
+// every error names the file, the rule, the field and the bad value.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "secrets/config_loader.hpp"
+#include "secrets/detector.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+RuleSet load(const std::string& text) { return resolve_config(parse_config(text, "rules.toml"), default_rule_set()); }
+
+// The ConfigError message that loading (and compiling) `text` raises.
+std::string error_of(const std::string& text) {
+  try {
+    Detector d(load(text));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(SecretsConfig, every_rule_field_is_read) {
+  const RuleSet s = load(R"(
+[[rules]]
+id = "r1"
+description = "a rule"
+regex = '''key=(\w+)'''
+secretGroup = 1
+entropy = 3
+keywords = ["Key="]
+path = '''\.env$'''
+tags = ["t1", "t2"]
+)");
+  ASSERT_EQ(s.rules.size(), 1u);
+  const Rule& r = s.rules[0];
+  EXPECT_EQ(r.id, "r1");
+  EXPECT_EQ(r.description, "a rule");
+  EXPECT_EQ(r.regex, "key=(\\w+)");
+  EXPECT_EQ(r.secret_group, 1);
+  EXPECT_EQ(r.entropy, 3.0);
+  EXPECT_EQ(r.keywords, std::vector<std::string>{"key="});  // lower-cased
+  EXPECT_EQ(r.path, "\\.env$");
+  EXPECT_EQ(r.tags, (std::vector<std::string>{"t1", "t2"}));
+}
+
+TEST(SecretsConfig, allowlists_are_read_in_the_new_and_the_old_spelling) {
+  const RuleSet s = load(R"(
+[[rules]]
+id = "r1"
+regex = 'x'
+  [[rules.allowlists]]
+  regexes = ['a']
+  regexTarget = "line"
+  condition = "AND"
+  paths = ['p']
+  [[rules.allowlists]]
+  stopwords = ["Foo"]
+[[rules]]
+id = "r2"
+regex = 'y'
+  [rules.allowlist]
+  regexes = ['b']
+  regexTarget = "match"
+
+[[allowlists]]
+targetRules = ["r1"]
+paths = ['vendor/']
+[allowlist]
+regexes = ['c']
+)");
+  ASSERT_EQ(s.rules.size(), 2u);
+  ASSERT_EQ(s.rules[0].allowlists.size(), 2u);
+  EXPECT_EQ(s.rules[0].allowlists[0].target, RegexTarget::line);
+  EXPECT_EQ(s.rules[0].allowlists[0].condition, Condition::all);
+  EXPECT_EQ(s.rules[0].allowlists[1].stopwords, std::vector<std::string>{"foo"});
+  ASSERT_EQ(s.rules[1].allowlists.size(), 1u);
+  EXPECT_EQ(s.rules[1].allowlists[0].target, RegexTarget::match);
+  ASSERT_EQ(s.allowlists.size(), 2u);
+  EXPECT_EQ(s.allowlists[0].target_rules, std::vector<std::string>{"r1"});
+}
+
+TEST(SecretsConfig, extend_use_default_adds_the_defaults_less_the_disabled_ones) {
+  const std::size_t defaults = default_rule_set().rules.size();
+  const RuleSet s = load(R"(
+[extend]
+useDefault = true
+disabledRules = ["jwt", "generic-secret"]
+[[rules]]
+id = "mine"
+regex = 'x'
+[[rules]]
+id = "github-pat"
+regex = 'ghp_mine'
+)");
+  EXPECT_EQ(s.rules.size(), defaults - 2 + 1);  // github-pat replaced, not added
+  int github = 0;
+  for (const Rule& r : s.rules) {
+    EXPECT_NE(r.id, "jwt");
+    if (r.id == "github-pat") {
+      ++github;
+      EXPECT_EQ(r.regex, "ghp_mine");
+    }
+  }
+  EXPECT_EQ(github, 1);
+}
+
+TEST(SecretsConfig, without_extend_only_the_files_rules_are_used) {
+  EXPECT_EQ(load("[[rules]]\nid = 'a'\nregex = 'x'\n").rules.size(), 1u);
+}
+
+TEST(SecretsConfig, a_wrong_type_names_file_rule_field_and_value) {
+  EXPECT_EQ(error_of("[[rules]]\nid='a'\nregex='x'\n[[rules]]\nid='b'\nregex='x'\n[[rules]]\nid='c'\nregex='x'\n"
+                     "[[rules]]\nid = 'aws-key'\nregex = 'x'\nentropy = \"high\"\n"),
+            "rules.toml: rules[3] 'aws-key': 'entropy' must be a number, got \"high\"");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'k'\nregex = 'x'\nkeywords = 'one'\n"),
+            "rules.toml: rules[0] 'k': 'keywords' must be an array of strings, got \"one\"");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'k'\nregex = 'x'\nsecretGroup = 1.5\n"),
+            "rules.toml: rules[0] 'k': 'secretGroup' must be a whole number, got 1.5");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'k'\nregex = 'x'\n[[rules.allowlists]]\nregexTarget = 'all'\nregexes=['a']\n"),
+            "rules.toml: rules[0] 'k': allowlists[0]: 'regexTarget' must be \"secret\", \"match\" or \"line\", "
+            "got \"all\"");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'k'\nregex = 'x'\n[rules.allowlist]\ncondition = 'XOR'\nregexes=['a']\n"),
+            "rules.toml: rules[0] 'k': allowlist: 'condition' must be \"OR\" or \"AND\", got \"XOR\"");
+}
+
+TEST(SecretsConfig, an_invalid_regex_names_the_rule_and_the_field) {
+  EXPECT_EQ(error_of("[[rules]]\nid = 'bad'\nregex = 'a(b'\n"),
+            "rules.toml: rules[0] 'bad': 'regex' is not a valid regular expression: a(b: missing ): a(b");
+  EXPECT_NE(error_of("[[rules]]\nid = 'p'\nregex = 'x'\npath = '[z'\n").find("rules[0] 'p': 'path' is not a valid"),
+            std::string::npos);
+  EXPECT_NE(error_of("[[rules]]\nid = 'p'\nregex = 'x'\n[[rules.allowlists]]\nregexes = ['*']\n")
+                .find("rules[0] 'p': allowlists[0]: 'regexes' is not a valid"),
+            std::string::npos);
+}
+
+TEST(SecretsConfig, structural_mistakes_are_named) {
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules]]\nid = 'a'\nregex = 'y'\n"),
+            "rules.toml: rules[1] 'a': duplicate id, first defined at rules[0]");
+  EXPECT_EQ(error_of("[[rules]]\nregex = 'x'\n"), "rules.toml: rules[0]: 'id' is missing or empty");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\n"), "rules.toml: rules[0] 'a': has neither 'regex' nor 'path'");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = '(x)'\nsecretGroup = 2\n"),
+            "rules.toml: rules[0] 'a': 'secretGroup' is 2 but 'regex' has 1 capture group");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[allowlists]]\ntargetRules = ['b']\npaths = ['p']\n"),
+            "rules.toml: allowlists[0]: 'targetRules' names no rule: \"b\"");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\ndescription = 'empty'\n"),
+            "rules.toml: rules[0] 'a': allowlists[0]: has none of 'regexes', 'paths', 'stopwords', 'commits'");
+  EXPECT_EQ(error_of("[extend]\nuseDefault = true\ndisabledRules = ['no-such-rule']\n"),
+            "rules.toml: [extend]: 'disabledRules' names no default rule: \"no-such-rule\"");
+  EXPECT_EQ(error_of("[extend]\ndisabledRules = ['jwt']\n"),
+            "rules.toml: [extend]: 'disabledRules' needs useDefault = true");
+  EXPECT_EQ(error_of("[extend]\nuseDefault = true\npath = 'base.toml'\n"),
+            "rules.toml: [extend]: 'path' is not supported yet (got \"base.toml\"); use useDefault = true");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\nkeywords = ['']\n"),
+            "rules.toml: rules[0] 'a': 'keywords' holds an empty string");
+}
+
+TEST(SecretsConfig, bad_toml_is_named_with_its_line_and_column) {
+  const std::string e = error_of("[[rules]]\nid = 'a'\nregex = \n");
+  EXPECT_EQ(e.rfind("rules.toml:3:", 0), 0u) << e;
+  EXPECT_NE(e.find("not valid TOML"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace stealscan::secrets

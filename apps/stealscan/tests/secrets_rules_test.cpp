@@ -1,0 +1,227 @@
+// The built-in rules (src/secrets/default_rules.toml): there are at least 60,
+// every one has keywords, and every one finds a made-up sample of its token and
+// not a near miss (one character short, a wrong alphabet, too little entropy,
+// no provider name...). The samples are built from cycled alphabets, so they
+// are format-valid but obviously not real secrets.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "secrets/config_loader.hpp"
+#include "secrets/detector.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+const std::string kAlnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const std::string kHex = "0123456789abcdef";
+const std::string kLowerAlnum = "abcdefghijklmnopqrstuvwxyz0123456789";
+const std::string kUpperAlnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const std::string kLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const std::string kBase32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const std::string kBech32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+
+// The first n characters of `alphabet` repeated: format-valid, plainly fake.
+std::string cyc(const std::string& alphabet, std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += alphabet[i % alphabet.size()];
+  return s;
+}
+std::string upper(std::string s) {
+  for (char& c : s)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return s;
+}
+
+struct Sample {
+  std::string rule;
+  std::string hit;
+  std::string miss;
+};
+
+// The commonest pair: a prefix and n token characters; the miss is one short.
+Sample one_short(const std::string& rule, const std::string& prefix, const std::string& alphabet, std::size_t n) {
+  return {rule, prefix + cyc(alphabet, n), prefix + cyc(alphabet, n - 1)};
+}
+
+std::vector<Sample> samples() {
+  const std::string uuid = "01234567-89ab-cdef-0123-456789abcdef";
+  const std::string slack_ids = "1234567890-1234567890-";
+  return {
+      one_short("aws-access-key-id", "id = AKIA", kBase32, 16),
+      {"aws-secret-access-key", "aws_secret_access_key = \"" + cyc(kAlnum, 40) + "\"",
+       "aws_secret_access_key = \"" + cyc(kAlnum, 39) + "\""},
+      {"aws-mws-auth-token", "amzn.mws." + uuid, "amzn.mws.0123456g-89ab-cdef-0123-456789abcdef"},
+      one_short("gcp-api-key", "key: AIza", kAlnum, 35),
+      {"gcp-service-account", "{\"type\": \"service_account\", \"private_key_id\": \"" + cyc(kHex, 40) + "\"}",
+       "{\"type\": \"service_account\", \"private_key_id\": \"" + cyc(kHex, 39) + "\"}"},
+      one_short("gcp-oauth-client-secret", "GOCSPX-", kAlnum, 28),
+      one_short("google-oauth-access-token", "ya29.", kAlnum, 30),
+      {"azure-storage-account-key", "AccountName=x;AccountKey=" + cyc(kAlnum, 86) + "==;",
+       "AccountName=x;AccountKey=" + cyc(kAlnum, 85) + "==;"},
+      {"azure-sas-token", "https://x.blob.core.windows.net/c?sv=2020-08-04&ss=b&sig=" + cyc(kAlnum, 43) + "%3D",
+       "https://x.blob.core.windows.net/c?sv=latest&ss=b&sig=" + cyc(kAlnum, 43) + "%3D"},
+      {"azure-ad-client-secret", "secret = \"xY78Q~" + cyc(kAlnum, 32) + "\"",
+       "secret = \"xY78Q~" + cyc(kAlnum, 30) + "\""},
+      one_short("alibaba-access-key-id", "LTAI", kAlnum, 20),
+      one_short("digitalocean-token", "dop_v1_", kHex, 64),
+      one_short("github-pat", "ghp_", kAlnum, 36),
+      one_short("github-fine-grained-pat", "github_pat_", kAlnum, 82),
+      one_short("github-oauth-token", "gho_", kAlnum, 36),
+      one_short("github-app-token", "ghs_", kAlnum, 36),
+      one_short("github-refresh-token", "ghr_", kAlnum, 36),
+      one_short("gitlab-pat", "glpat-", kAlnum, 20),
+      one_short("gitlab-pipeline-trigger-token", "glptt-", kHex, 40),
+      one_short("gitlab-runner-token", "glrt-", kAlnum, 20),
+      one_short("gitlab-deploy-token", "gldt-", kAlnum, 20),
+      {"bitbucket-app-password", "ATBB" + cyc(kAlnum, 28) + "0123ABCD", "ATBB" + cyc(kAlnum, 28) + "0123abcd"},
+      {"atlassian-api-token", "ATATT3" + cyc(kAlnum, 180), "ATATT3" + cyc(kAlnum, 100)},
+      {"slack-bot-token", "xoxb-" + slack_ids + cyc(kAlnum, 24), "xoxb-" + slack_ids + cyc(kAlnum, 23)},
+      {"slack-user-token", "xoxp-" + slack_ids + "1234567890-" + cyc(kHex, 32),
+       "xoxp-" + slack_ids + "1234567890-" + cyc(kHex, 31)},
+      one_short("slack-app-token", "xapp-1-A1B2C3D4E5-1234567890-", kHex, 64),
+      {"slack-webhook-url", "https://hooks.slack.com/services/T00000000/B00000000/" + cyc(kAlnum, 24),
+       "https://hooks.slack.com/services/T00000000/B00000000/short"},
+      {"discord-webhook-url", "https://discord.com/api/webhooks/123456789012345678/" + cyc(kAlnum, 68),
+       "https://discord.com/api/webhooks/12345/" + cyc(kAlnum, 68)},
+      {"discord-bot-token",
+       "DISCORD_TOKEN = \"M" + cyc(kAlnum, 23) + "." + cyc(kAlnum, 6) + "." + cyc(kAlnum, 27) + "\"",
+       "DISCORD_TOKEN = \"A" + cyc(kAlnum, 23) + "." + cyc(kAlnum, 6) + "." + cyc(kAlnum, 27) + "\""},
+      one_short("telegram-bot-token", "bot 123456789:AA", kAlnum, 33),
+      one_short("stripe-secret-key", "sk_live_", kAlnum, 24),
+      one_short("stripe-webhook-secret", "whsec_", kAlnum, 32),
+      one_short("square-access-token", "EAAA", kAlnum, 60),
+      one_short("square-oauth-secret", "sq0csp-", kAlnum, 43),
+      one_short("square-legacy-access-token", "sq0atp-", kAlnum, 22),
+      {"braintree-access-token", "access_token$production$" + cyc(kLowerAlnum, 16) + "$" + cyc(kHex, 32),
+       "access_token$production$" + cyc(kLowerAlnum, 16) + "$" + cyc(kHex, 31)},
+      {"paypal-client-secret", "PAYPAL_SECRET = \"E" + cyc(kAlnum, 79) + "\"",
+       "PAYPAL_SECRET = \"E" + std::string(79, 'A') + "\""},
+      one_short("shopify-access-token", "shpat_", kHex, 32),
+      one_short("shopify-custom-app-token", "shpca_", kHex, 32),
+      one_short("shopify-private-app-token", "shppa_", kHex, 32),
+      one_short("shopify-shared-secret", "shpss_", kHex, 32),
+      one_short("shippo-api-token", "shippo_live_", kHex, 40),
+      one_short("twilio-api-key", "SK", kHex, 32),
+      {"twilio-auth-token", "TWILIO_AUTH_TOKEN = \"" + cyc(kHex, 32) + "\"",
+       "TWILIO_AUTH_TOKEN = \"" + std::string(32, 'a') + "\""},
+      {"sendgrid-api-key", "SG." + cyc(kAlnum, 22) + "." + cyc(kAlnum, 43),
+       "SG." + cyc(kAlnum, 22) + "." + cyc(kAlnum, 42)},
+      one_short("mailgun-api-key", "key-", kHex, 32),
+      {"mailchimp-api-key", cyc(kHex, 32) + "-us12", cyc(kHex, 31) + "-us12"},
+      {"brevo-api-key", "xkeysib-" + cyc(kHex, 64) + "-" + cyc(kAlnum, 16),
+       "xkeysib-" + cyc(kHex, 64) + "-" + cyc(kAlnum, 15)},
+      one_short("npm-access-token", "npm_", kAlnum, 36),
+      {"pypi-upload-token", "pypi-AgEIcHlwaS5vcmc" + cyc(kAlnum, 60), "pypi-AgEIcHlwaS5vcmc" + cyc(kAlnum, 40)},
+      one_short("rubygems-api-key", "rubygems_", kHex, 48),
+      one_short("nuget-api-key", "oy2", kLowerAlnum, 43),
+      one_short("clojars-token", "CLOJARS_", kLowerAlnum, 60),
+      one_short("dockerhub-pat", "dckr_pat_", kAlnum, 27),
+      {"heroku-api-key", "HEROKU_API_KEY = \"" + uuid + "\"", "HEROKU_APP_NAME = \"" + uuid + "\""},
+      one_short("heroku-platform-token", "HRKU-", kAlnum, 60),
+      {"openai-api-key", "sk-proj-" + cyc(kAlnum, 20) + "T3BlbkFJ" + cyc(kAlnum, 20),
+       "sk-proj-" + cyc(kAlnum, 20) + "T3BlbkFJ" + cyc(kAlnum, 19)},
+      {"anthropic-api-key", "sk-ant-api03-" + cyc(kAlnum, 93), "sk-ant-api03-" + cyc(kAlnum, 50)},
+      one_short("huggingface-token", "hf_", kLetters, 34),
+      one_short("linear-api-key", "lin_api_", kAlnum, 40),
+      {"postman-api-key", "PMAK-" + cyc(kHex, 24) + "-" + cyc(kHex, 34), "PMAK-" + cyc(kHex, 24) + "-" + cyc(kHex, 33)},
+      one_short("new-relic-user-key", "NRAK-", kUpperAlnum, 27),
+      one_short("sentry-auth-token", "sntryu_", kHex, 64),
+      {"grafana-service-account-token", "glsa_" + cyc(kAlnum, 32) + "_" + cyc(kHex, 8),
+       "glsa_" + cyc(kAlnum, 32) + "_" + cyc(kHex, 7)},
+      {"grafana-cloud-token", "glc_" + cyc(kAlnum, 40), "glc_" + std::string(40, 'A')},
+      {"hashicorp-vault-token", "hvs." + cyc(kAlnum, 95), "hvs." + cyc(kAlnum, 40)},
+      {"terraform-cloud-token", cyc(kAlnum, 14) + ".atlasv1." + cyc(kAlnum, 67),
+       cyc(kAlnum, 14) + ".atlasv1." + cyc(kAlnum, 50)},
+      one_short("databricks-token", "dapi", kHex, 32),
+      one_short("doppler-token", "dp.pt.", kAlnum, 43),
+      one_short("pulumi-access-token", "pul-", kHex, 40),
+      one_short("flyio-token", "fo1_", kAlnum, 43),
+      {"planetscale-credential", "pscale_pw_" + cyc(kAlnum, 43), "pscale_pw_" + cyc(kAlnum, 20)},
+      {"dynatrace-api-token", "dt0c01." + cyc(kUpperAlnum, 24) + "." + cyc(kUpperAlnum, 64),
+       "dt0c01." + cyc(kUpperAlnum, 24) + "." + cyc(kUpperAlnum, 63)},
+      {"mapbox-secret-token", "sk.eyJ" + cyc(kAlnum, 40) + "." + cyc(kAlnum, 22),
+       "sk.eyJ" + cyc(kAlnum, 40) + ".short"},
+      one_short("readme-api-key", "rdme_", kLowerAlnum, 70),
+      one_short("prefect-api-key", "pnu_", kAlnum, 36),
+      {"cloudflare-api-token", "CLOUDFLARE_API_TOKEN = \"" + cyc(kAlnum, 40) + "\"",
+       "CLOUDFLARE_API_TOKEN = \"" + cyc(kAlnum, 39) + "\""},
+      {"age-secret-key", "AGE-SECRET-KEY-1" + upper(cyc(kBech32, 58)), "AGE-SECRET-KEY-1" + upper(cyc(kBech32, 57))},
+      {"private-key", "-----BEGIN RSA PRIVATE KEY-----\n" + std::string(64, 'A') + "\n-----END RSA PRIVATE KEY-----\n",
+       "-----BEGIN PUBLIC KEY-----\n" + std::string(64, 'A') + "\n-----END PUBLIC KEY-----\n"},
+      {"jwt", "eyJ" + cyc(kAlnum, 20) + ".eyJ" + cyc(kAlnum, 20) + "." + cyc(kAlnum, 20),
+       "eyJ" + cyc(kAlnum, 20) + ".eyJ" + cyc(kAlnum, 20) + "." + cyc(kAlnum, 9)},
+      {"password-in-url", "postgres://admin:" + cyc(kAlnum, 12) + "@db.example.com:5432/app",
+       "https://admin@db.example.com/app"},
+      {"generic-secret", "client_secret = \"" + cyc(kAlnum, 24) + "\"",
+       "client_secret = \"" + std::string(24, 'a') + "\""},
+  };
+}
+
+std::set<std::string> rules_found(const Detector& d, const std::string& text) {
+  Detector::Scratch scratch(d);
+  std::vector<Finding> out;
+  d.scan("sample.txt", text, scratch, out);
+  std::set<std::string> ids;
+  for (const Finding& f : out) ids.insert(f.rule->id);
+  return ids;
+}
+
+TEST(DefaultRules, there_are_at_least_60_and_each_has_keywords_and_a_description) {
+  const RuleSet& rules = default_rule_set();
+  EXPECT_GE(rules.rules.size(), 60u);
+  for (const Rule& r : rules.rules) {
+    EXPECT_FALSE(r.keywords.empty()) << r.id;
+    EXPECT_FALSE(r.description.empty()) << r.id;
+  }
+}
+
+TEST(DefaultRules, every_rule_has_a_sample_and_a_near_miss_in_this_test) {
+  std::set<std::string> sampled;
+  for (const Sample& s : samples()) sampled.insert(s.rule);
+  std::set<std::string> defined;
+  for (const Rule& r : default_rule_set().rules) defined.insert(r.id);
+  EXPECT_EQ(sampled, defined);
+}
+
+TEST(DefaultRules, each_rule_finds_its_sample_and_not_its_near_miss) {
+  const Detector d(default_rule_set());
+  for (const Sample& s : samples()) {
+    EXPECT_EQ(rules_found(d, "x " + s.hit + " x\n").count(s.rule), 1u) << s.rule << " missed: " << s.hit;
+    EXPECT_EQ(rules_found(d, "x " + s.miss + " x\n").count(s.rule), 0u) << s.rule << " found: " << s.miss;
+  }
+}
+
+TEST(DefaultRules, text_without_secrets_finds_nothing) {
+  const Detector d(default_rule_set());
+  const std::string prose =
+      "The token bucket refills at a fixed rate; see the key points below.\n"
+      "password = os.environ['DB_PASSWORD']\n"
+      "api_key = \"${API_KEY}\"\n"
+      "secret: xxxxxxxxxxxxxxxx\n"
+      "auth_token = \"changeme-example-1234567890\"\n"
+      // Code that generic-secret once took for assignments (from /usr/include, Python):
+      "_M_token = _S_token_subexpr_lookahead_begin;\n"
+      "NL80211_AUTHTYPE_MAX = __NL80211_AUTHTYPE_NUM - 1,\n"
+      "private_key: ed25519.Ed25519PrivateKey,\n"
+      "'token':\n    context.perl6_token_nesting_level9\n";
+  EXPECT_TRUE(rules_found(d, prose).empty());
+}
+
+TEST(DefaultRules, a_match_ending_at_a_line_end_stops_before_the_newline) {
+  const Detector d(default_rule_set());
+  Detector::Scratch scratch(d);
+  std::vector<Finding> out;
+  const std::string token = "ghp_" + cyc(kAlnum, 36);
+  d.scan("a.txt", "x\r\n" + token + "\r\nnext\n", scratch, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].match, token);
+  EXPECT_EQ(out[0].start_line, 2u);
+  EXPECT_EQ(out[0].end_line, 2u);
+  EXPECT_EQ(out[0].end_column, 40u);
+}
+
+}  // namespace
+}  // namespace stealscan::secrets
