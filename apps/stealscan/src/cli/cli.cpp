@@ -8,6 +8,9 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <system_error>
+
+#include "sources/read_all.hpp"
 
 namespace stealscan {
 
@@ -101,13 +104,10 @@ void read_pattern_file(std::vector<std::string>& out, const std::string& path) {
   };
   if (fd < 0) fail(errno);
   std::string text;
-  char buf[64 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(errno);  // EISDIR for a directory
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
+  try {
+    (void)read_all(fd, text);
+  } catch (const std::system_error& e) {
+    fail(e.code().value());  // EISDIR for a directory
   }
   if (!standard_input) ::close(fd);
   if (text.empty()) return;  // no lines, no patterns ("\n" is one empty pattern)

@@ -105,6 +105,17 @@ bool read_first_block(const ScanShared& sh, WorkerScratch& s, ByteSource& source
   return true;
 }
 
+// Scans the file from the window's first block to its end in one scan, printing
+// as it goes, and finishes it.
+void scan_whole(const ScanShared& sh, WorkerScratch& s, ByteSource& source, const ScanOptions& options,
+                std::string_view shown, int fd) {
+  DirectSink sink(sh.format, *s.out, shown, fd);
+  const ScanResult r = scan_lines(*s.matcher, options, s.window, source, ScanRange{}, true,
+                                  prints_lines(sh) ? &sink : nullptr, s.line);
+  Tally::add(s.tally->bytes, r.bytes_read);
+  finish_file(sh, s, shown, r.matching_lines);
+}
+
 // Scans a FIFO, terminal, socket or standard input: read once, from start to
 // end, in one scan (no chunks, nothing read back).
 void scan_stream(const ScanShared& sh, int fd, std::string_view shown, ScanCtx& ctx) {
@@ -113,11 +124,7 @@ void scan_stream(const ScanShared& sh, int fd, std::string_view shown, ScanCtx& 
   if (!read_first_block(sh, s, source)) return;
   ScanOptions options = sh.settings.scan;
   options.rereadable = false;
-  DirectSink sink(sh.format, *s.out, shown, fd);
-  const ScanResult r = scan_lines(*s.matcher, options, s.window, source, ScanRange{}, true,
-                                  prints_lines(sh) ? &sink : nullptr, s.line);
-  Tally::add(s.tally->bytes, r.bytes_read);
-  finish_file(sh, s, shown, r.matching_lines);
+  scan_whole(sh, s, source, options, shown, fd);
 }
 
 // Returns true if the file was handed to a FileJob (which then owns the
@@ -135,8 +142,9 @@ bool scan_file(const ScanShared& sh, const ScanTask& t, std::string_view shown, 
     report(sh, s, shown, std::strerror(errno));
     return false;
   }
-  if (!S_ISREG(st.st_mode)) {
-    if (t.kind != ScanTask::Kind::file && !S_ISDIR(st.st_mode)) scan_stream(sh, fd, shown, ctx);
+  const TaskRead how = how_to_read(t, st);
+  if (how != TaskRead::regular) {
+    if (how == TaskRead::stream) scan_stream(sh, fd, shown, ctx);
     return false;
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
@@ -161,11 +169,7 @@ bool scan_file(const ScanShared& sh, const ScanTask& t, std::string_view shown, 
     return true;
   }
 
-  DirectSink sink(sh.format, *s.out, shown, fd);
-  const ScanResult r = scan_lines(*s.matcher, sh.settings.scan, s.window, source, ScanRange{}, true,
-                                  prints_lines(sh) ? &sink : nullptr, s.line);
-  Tally::add(s.tally->bytes, r.bytes_read);
-  finish_file(sh, s, shown, r.matching_lines);
+  scan_whole(sh, s, source, sh.settings.scan, shown, fd);
   return false;
 }
 

@@ -1,11 +1,12 @@
 // task_file.hpp: opening a file task's file, shared by the search's runner
-// (scan_task.cpp) and the whole-file runner (whole_file_task.cpp): FdCloser and
-// open_task_file().
+// (scan_task.cpp) and the whole-file runner (whole_file_task.cpp): FdCloser,
+// open_task_file() and how_to_read().
 #pragma once
 
 #include <utility>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "scan/scan_task.hpp"
@@ -34,6 +35,17 @@ inline int open_task_file(const ScanTask& t) {
   if (t.kind == ScanTask::Kind::standard_input) return ::dup(STDIN_FILENO);
   const int nonblock = t.kind == ScanTask::Kind::file ? O_NONBLOCK : 0;
   return ::open(t.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | nonblock);
+}
+
+// How the opened file (`st`: its fstat) is read: a regular file at any offset;
+// a FIFO, device, socket or standard input that an operand named, as a stream
+// (once, start to end); a directory, or anything but a regular file met in the
+// walk, not at all.
+enum class TaskRead { regular, stream, skip };
+inline TaskRead how_to_read(const ScanTask& t, const struct stat& st) {
+  if (S_ISREG(st.st_mode)) return TaskRead::regular;
+  if (S_ISDIR(st.st_mode) || t.kind == ScanTask::Kind::file) return TaskRead::skip;
+  return TaskRead::stream;
 }
 
 }  // namespace stealscan

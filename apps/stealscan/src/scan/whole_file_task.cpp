@@ -1,14 +1,13 @@
 // whole_file_task.cpp: run_whole_file_task() (whole_file_task.hpp).
 #include "scan/whole_file_task.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <system_error>
 
 #include <sys/stat.h>
 
 #include "scan/task_file.hpp"
+#include "sources/read_all.hpp"
 
 namespace stealscan {
 namespace {
@@ -16,28 +15,7 @@ namespace {
 // A worker keeps at most this much buffer between files (a 64 MiB file's
 // buffer is given back once the file is done).
 constexpr std::size_t kKeptBuffer = std::size_t{4} << 20;
-constexpr std::size_t kStreamRead = 64 * 1024;
-
-// Reads the descriptor from where it stands to its end into `buf`; false if
-// there were more than `limit` bytes.
-bool read_all(int fd, std::string& buf, std::uint64_t size_hint, std::uint64_t limit) {
-  buf.clear();
-  std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(size_hint, limit)) + 1;  // +1: to see the end
-  for (;;) {
-    if (buf.size() + kStreamRead > want) want = buf.size() + kStreamRead;
-    const std::size_t have = buf.size();
-    buf.resize(want);
-    const ssize_t n = ::read(fd, buf.data() + have, want - have);
-    if (n < 0) {
-      buf.resize(have);
-      if (errno == EINTR) continue;
-      throw std::system_error(errno, std::generic_category(), "read");
-    }
-    buf.resize(have + static_cast<std::size_t>(n));
-    if (buf.size() > limit) return false;
-    if (n == 0) return true;
-  }
-}
+constexpr std::size_t kStreamRead = 64 * 1024;  // a stream's first read
 
 void run_file(const WholeFileShared& sh, const ScanTask& t, std::string_view shown, WholeFileCtx& ctx) {
   WholeFileScratch& s = ctx.scratch();
@@ -50,16 +28,15 @@ void run_file(const WholeFileShared& sh, const ScanTask& t, std::string_view sho
   FdCloser closer(fd);
   struct stat st;
   if (::fstat(fd, &st) != 0) return fail(std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) return;
-  // A FIFO or device met in the walk is skipped; an operand is read as a stream.
-  if (!S_ISREG(st.st_mode) && t.kind == ScanTask::Kind::file) return;
+  const TaskRead how = how_to_read(t, st);
+  if (how == TaskRead::skip) return;
   const std::uint64_t limit = sh.settings.max_filesize;
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit) {
+  if (how == TaskRead::regular && static_cast<std::uint64_t>(st.st_size) > limit) {
     Tally::add(s.tally->too_large, 1);
     return;
   }
-  const std::uint64_t hint = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : kStreamRead;
-  const bool whole = read_all(fd, s.buffer, hint, limit);
+  const std::uint64_t hint = how == TaskRead::regular ? static_cast<std::uint64_t>(st.st_size) : kStreamRead;
+  const bool whole = read_all(fd, s.buffer, limit, hint);
   Tally::add(s.tally->bytes, s.buffer.size());
   if (!whole) {
     Tally::add(s.tally->too_large, 1);

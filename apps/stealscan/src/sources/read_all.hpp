@@ -1,0 +1,22 @@
+// read_all.hpp: read_all(), a descriptor read from where it stands to its end
+// into a string: for what is wanted whole (a -f pattern file, an ignore or git
+// config file, a file for `stealscan secrets`). The line scanner's chunked
+// reads are ScanWindow's (scan_window.hpp).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace stealscan {
+
+// Reads `fd` to its end into `out` (cleared first). Returns true at the end of
+// the input; false once more than `limit` bytes were read (`out` then holds
+// them, a little over the limit, and the rest is not read). `size_hint` (the
+// size fstat gave, if known) sizes the buffer for the first read, so a file of
+// that size is read with one allocation and no copy. Throws std::system_error
+// on a read error (`out` holds what was read before it).
+bool read_all(int fd, std::string& out, std::uint64_t limit = std::numeric_limits<std::uint64_t>::max(),
+              std::uint64_t size_hint = 0);
+
+}  // namespace stealscan
