@@ -6,12 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include <stealpool/cpu_count.hpp>
@@ -20,6 +17,7 @@
 #include "output/diagnostics.hpp"
 #include "match/matcher.hpp"
 #include "scan.hpp"
+#include "scan/file_feed.hpp"
 #include "walk/file_types.hpp"
 #include "output/stats.hpp"
 #include "secrets/run_secrets.hpp"
@@ -77,15 +75,7 @@ int main(int argc, char** argv) {
   // Every path must exist before anything is scanned; a directory among them,
   // or more than one path, means output lines carry the file name.
   bool any_directory = false;
-  for (const std::string& p : cmd.config.paths) {
-    if (p == "-") continue;  // standard input
-    struct stat st;
-    if (::stat(p.c_str(), &st) != 0) {
-      diag.error(p, std::strerror(errno));
-      return kError;
-    }
-    any_directory = any_directory || S_ISDIR(st.st_mode);
-  }
+  if (!check_operands(cmd.config.paths, diag, &any_directory)) return kError;
   cmd.config.with_filename = cmd.with_filename.value_or(any_directory || cmd.config.paths.size() > 1);
   cmd.config.progress = !cmd.no_progress && ::isatty(STDERR_FILENO) == 1;
   cmd.config.flush_per_file = stdout_has_reader();
@@ -101,10 +91,8 @@ int main(int argc, char** argv) {
   ScanReport report;
   try {
     report = run_scan(cmd.config, *matcher, diag);
-  } catch (const std::system_error& e) {
-    // The only thing run_scan() throws: a worker thread could not be started.
-    diag.message("cannot start " + std::to_string(cmd.config.workers) + " worker threads (-j): " +
-                 e.code().message() + "; try fewer");
+  } catch (const ThreadStartError& e) {
+    diag.message(e.what());
     return kError;
   }
   if (cmd.stats) {

@@ -50,7 +50,8 @@ struct ScanReport {
 };
 
 // Errors on the way (unreadable files...) are reported on `diag` and counted in
-// the totals; run_scan() itself throws only if the executor cannot start.
+// the totals; run_scan() itself throws only ThreadStartError (scan/file_feed.hpp),
+// if the workers cannot be started.
 ScanReport run_scan(const ScanConfig& config, const Matcher& matcher, Diagnostics& diag);
 
 }  // namespace stealscan

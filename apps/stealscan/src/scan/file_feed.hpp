@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <stealpool/executor.hpp>
@@ -80,6 +82,12 @@ class Discovery final : public WalkVisitor {
   bool stopped_ = false;
 };
 
+// feed_files() could not start the workers (a thread limit, no memory for the
+// stacks); what() says so to the user, naming -j.
+struct ThreadStartError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct FeedSettings {
   const std::vector<std::string>& paths;  // "-" is standard input
   const WalkOptions& walk;
@@ -88,7 +96,8 @@ struct FeedSettings {
 };
 
 // Runs the scan; `tallies` has workers + 1 entries (the last is the walker's).
-// Returns the executor's metrics (first_exception set if a task threw).
+// Returns the executor's metrics (first_exception set if a task threw). Throws
+// ThreadStartError if the workers cannot be started (nothing was scanned).
 template <class Scratch, class ScratchInit, class Runner>
 stealpool::MetricsSnapshot feed_files(const FeedSettings& s, InFlightBudget& budget, std::vector<Tally>& tallies,
                                       Diagnostics& diag, ScratchInit scratch_init, Runner runner) {
@@ -99,7 +108,14 @@ stealpool::MetricsSnapshot feed_files(const FeedSettings& s, InFlightBudget& bud
   ec.pin_threads = false;
   stealpool::ThreadOptions threads;
   threads.name = "stealscan";
-  stealpool::Executor<ScanTask, Scratch> ex(ec, threads, std::move(scratch_init), std::move(runner));
+  auto ex = [&] {
+    try {
+      return stealpool::Executor<ScanTask, Scratch>(ec, threads, std::move(scratch_init), std::move(runner));
+    } catch (const std::system_error& e) {
+      throw ThreadStartError("cannot start " + std::to_string(s.workers) + " worker threads (-j): " +
+                             e.code().message() + "; try fewer");
+    }
+  }();
   Progress progress(diag, tallies, s.progress);
   Discovery<Scratch> discovery(ex, budget);
   Walker walker(s.walk, diag, tallies.back());

@@ -81,13 +81,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
     return kNoFindings;
   }
   if (cmd.paths.empty()) cmd.paths.push_back(".");
-  for (const std::string& p : cmd.paths) {
-    struct stat st;
-    if (p != "-" && ::stat(p.c_str(), &st) != 0) {
-      diag.error(p, std::strerror(errno));
-      return kError;
-    }
-  }
+  if (!check_operands(cmd.paths, diag)) return kError;
   std::unique_ptr<Detector> detector;
   try {
     detector = std::make_unique<Detector>(choose_rules(cmd));
@@ -118,8 +112,8 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
           return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact), {}, &tallies[id]};
         },
         [&shared](ScanTask task, WholeFileCtx& ctx) { run_whole_file_task(shared, task, ctx); });
-  } catch (const std::system_error& e) {
-    diag.message("cannot start " + std::to_string(cmd.workers) + " worker threads (-j): " + e.code().message());
+  } catch (const ThreadStartError& e) {
+    diag.message(e.what());
     return kError;
   }
   Totals totals = sum(tallies);

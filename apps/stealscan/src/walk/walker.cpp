@@ -57,6 +57,21 @@ bool Walker::skip(std::string_view path, std::string_view name, bool is_dir, con
   return name.front() == '.' && !options_.hidden && !included;
 }
 
+bool check_operands(const std::vector<std::string>& paths, Diagnostics& diag, bool* any_directory) {
+  bool directory = false;
+  for (const std::string& p : paths) {
+    if (p == "-") continue;  // standard input
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0) {
+      diag.error(p, std::strerror(errno));
+      return false;
+    }
+    directory = directory || S_ISDIR(st.st_mode);
+  }
+  if (any_directory != nullptr) *any_directory = directory;
+  return true;
+}
+
 void Walker::error(std::string_view path, int err) {
   diag_.error(path, std::strerror(err));
   Tally::add(tally_.errors, 1);

@@ -62,6 +62,11 @@ class WalkVisitor {
   ~WalkVisitor() = default;
 };
 
+// Before a scan: every operand but "-" (standard input) must exist. Reports the
+// first that does not on `diag` and returns false; else true, with whether one of
+// them is a directory in *any_directory (when not null).
+bool check_operands(const std::vector<std::string>& paths, Diagnostics& diag, bool* any_directory = nullptr);
+
 class Walker {
  public:
   // Reads $HOME and $XDG_CONFIG_HOME for the global excludes file. Throws
