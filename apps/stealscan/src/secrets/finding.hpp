@@ -22,18 +22,26 @@ struct Finding {
   std::string match;
   std::string secret;
   double entropy = 0;
+  // Where the file came from in git history (--git); all empty for a file on disk.
+  std::string commit;  // full hex id of the commit that introduced the blob
+  std::string author;
+  std::string email;
+  std::string date;  // the commit's author date, ISO 8601 with offset
+  std::string message;
 
-  // gitleaks' fingerprint outside git: file:rule:line.
+  // gitleaks' fingerprint: file:rule:line, and commit:file:rule:line for a
+  // finding in git history (so gitleaks' ignore files and baselines read ours).
   [[nodiscard]] std::string fingerprint() const {
-    return file + ":" + rule->id + ":" + std::to_string(start_line);
+    std::string head = commit.empty() ? file : commit + ":" + file;
+    return head + ":" + rule->id + ":" + std::to_string(start_line);
   }
 };
 
-// By file, line, column, then rule id: a report in the same order whatever
-// the threads did.
+// By file, commit, line, column, then rule id: a report in the same order
+// whatever the threads did.
 inline bool report_order(const Finding& a, const Finding& b) {
-  return std::tie(a.file, a.start_line, a.start_column, a.rule->id) <
-         std::tie(b.file, b.start_line, b.start_column, b.rule->id);
+  return std::tie(a.file, a.commit, a.start_line, a.start_column, a.rule->id) <
+         std::tie(b.file, b.commit, b.start_line, b.start_column, b.rule->id);
 }
 
 }  // namespace stealscan::secrets

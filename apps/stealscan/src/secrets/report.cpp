@@ -36,6 +36,12 @@ void text_finding(std::string& b, const Finding& f) {
   field("Entropy", entropy_text(f.entropy));
   if (!f.rule->tags.empty()) field("Tags", tags_text(f.rule->tags));
   field("File", f.file);
+  if (!f.commit.empty()) {
+    field("Commit", f.commit);
+    field("Author", f.author);
+    field("Email", f.email);
+    field("Date", f.date);
+  }
   field("Line", std::to_string(f.start_line));
   field("Column", std::to_string(f.start_column));
   field("Fingerprint", f.fingerprint());
@@ -64,12 +70,12 @@ void json_finding(std::string& b, const Finding& f) {
   str("Secret", f.secret);
   str("File", f.file);
   str("SymlinkFile", "");
-  str("Commit", "");
+  str("Commit", f.commit);
   num("Entropy", entropy_text(f.entropy));
-  str("Author", "");
-  str("Email", "");
-  str("Date", "");
-  str("Message", "");
+  str("Author", f.author);
+  str("Email", f.email);
+  str("Date", f.date);
+  str("Message", f.message);
   key("Tags");
   b.push_back('[');
   for (std::size_t i = 0; i < f.rule->tags.size(); ++i) {
