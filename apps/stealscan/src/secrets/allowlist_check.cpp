@@ -35,12 +35,14 @@ std::unique_ptr<RE2> compile_config_regex(const std::string& pattern, const std:
 
 AllowlistCheck::AllowlistCheck(const Allowlist& a)
     : target_(a.target), stopwords_(a.stopwords), condition_(a.condition) {
+  for (const std::string& c : a.commits) commits_.push_back(ascii_lower(c));
   for (const std::string& r : a.regexes) regexes_.push_back(compile_config_regex(r, a.where, "regexes"));
   for (const std::string& p : a.paths) paths_.push_back(compile_config_regex(p, a.where, "paths"));
 }
 
 bool AllowlistCheck::allows(const Candidate& c) const {
-  if (!active()) return false;
+  const bool check_commit = !commits_.empty() && !c.commit.empty();
+  if (!active() && !check_commit) return false;
   const std::string_view target = target_ == RegexTarget::secret ? c.secret
                                   : target_ == RegexTarget::match ? c.match
                                                                   : c.line;
@@ -55,6 +57,8 @@ bool AllowlistCheck::allows(const Candidate& c) const {
     if (all && !h) return false;
     return std::nullopt;
   };
+  if (auto r = check(check_commit, [&] { return std::find(commits_.begin(), commits_.end(), c.commit) != commits_.end(); }))
+    return *r;
   if (auto r = check(!paths_.empty(), [&] { return any_match(paths_, c.path); })) return *r;
   if (auto r = check(!regexes_.empty(), [&] { return any_match(regexes_, target); })) return *r;
   if (auto r = check(!stopwords_.empty(), [&] {

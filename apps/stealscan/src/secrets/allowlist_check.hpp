@@ -1,8 +1,9 @@
 // allowlist_check.hpp: AllowlistCheck, an Allowlist compiled: decides whether a
 // candidate finding is allowed (dropped). README.md, "Allowlists", gives the
 // semantics: each configured check (regexes on the regexTarget, paths,
-// stopwords) either hits or not; OR allows when any hits, AND when all do.
-// Commits are not checked in this slice (no git scan).
+// stopwords, and commits for a finding in git history) either hits or not; OR
+// allows when any hits, AND when all do. Outside git history (no commit) the
+// commits check is not configured: it neither allows nor blocks.
 #pragma once
 
 #include <memory>
@@ -21,6 +22,7 @@ struct Candidate {
   std::string_view match;
   std::string_view secret;
   std::string_view line;  // the whole line(s) holding the match
+  std::string_view commit = {};  // full hex id, for a blob of git history (--git); else empty
 };
 
 // RE2 options for every rule and allowlist regex: bytes (Latin-1), so that any
@@ -44,6 +46,7 @@ class AllowlistCheck {
   RegexTarget target_;
   std::vector<std::unique_ptr<RE2>> paths_;
   std::vector<std::string> stopwords_;  // lower case
+  std::vector<std::string> commits_;    // lower case, as given (full ids)
   Condition condition_;
 };
 

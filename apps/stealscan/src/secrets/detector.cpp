@@ -77,7 +77,8 @@ bool Detector::allowed(const Compiled& rule, const Candidate& c) const {
   return std::any_of(rule.global.begin(), rule.global.end(), allows);
 }
 
-void Detector::scan(std::string_view path, std::string_view text, Scratch& s, std::vector<Finding>& out) const {
+void Detector::scan(std::string_view path, std::string_view text, Scratch& s, std::vector<Finding>& out,
+                    std::string_view commit) const {
   keywords_.rules_for(text, s.keywords_, s.rules_);
   LineIndex lines(text);
   for (const std::size_t r : s.rules_) {
@@ -85,7 +86,7 @@ void Detector::scan(std::string_view path, std::string_view text, Scratch& s, st
     if (c.path != nullptr && !RE2::PartialMatch(path, *c.path)) continue;
     if (c.regex == nullptr) {
       // A path-only rule: the file itself is the finding.
-      const Candidate cand{path, {}, {}, {}};
+      const Candidate cand{path, {}, {}, {}, commit};
       if (allowed(c, cand)) continue;
       Finding f;
       f.rule = c.rule;
@@ -94,12 +95,12 @@ void Detector::scan(std::string_view path, std::string_view text, Scratch& s, st
       out.push_back(std::move(f));
       continue;
     }
-    scan_rule(c, path, text, lines, s, out);
+    scan_rule(c, path, commit, text, lines, s, out);
   }
 }
 
-void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_view text, LineIndex& lines,
-                         Scratch& s, std::vector<Finding>& out) const {
+void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,
+                         LineIndex& lines, Scratch& s, std::vector<Finding>& out) const {
   s.groups_.assign(static_cast<std::size_t>(c.regex->NumberOfCapturingGroups()) + 1, re2::StringPiece());
   const int n = static_cast<int>(s.groups_.size());
   std::size_t pos = 0;
@@ -125,7 +126,7 @@ void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_v
     const double entropy = shannon_entropy(secret_text);
     if (c.rule->entropy && entropy < *c.rule->entropy) continue;
     const std::string_view line_text = lines.lines(begin, end);
-    if (allowed(c, Candidate{path, match_text, secret_text, line_text})) continue;
+    if (allowed(c, Candidate{path, match_text, secret_text, line_text, commit})) continue;
     if (has_inline_allow(line_text)) continue;
     Finding f;
     f.rule = c.rule;

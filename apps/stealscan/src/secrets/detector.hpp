@@ -43,13 +43,15 @@ class Detector {
     std::vector<re2::StringPiece> groups_;
   };
 
-  // Appends the findings in `text`, the bytes of the file shown as `path`.
-  void scan(std::string_view path, std::string_view text, Scratch& scratch, std::vector<Finding>& out) const;
+  // Appends the findings in `text`, the bytes of the file shown as `path`;
+  // `commit` (hex, for a blob of git history) is what allowlists' commits see.
+  void scan(std::string_view path, std::string_view text, Scratch& scratch, std::vector<Finding>& out,
+            std::string_view commit = {}) const;
 
  private:
   struct Compiled;
-  void scan_rule(const Compiled& rule, std::string_view path, std::string_view text, LineIndex& lines,
-                 Scratch& scratch, std::vector<Finding>& out) const;
+  void scan_rule(const Compiled& rule, std::string_view path, std::string_view commit, std::string_view text,
+                 LineIndex& lines, Scratch& scratch, std::vector<Finding>& out) const;
   [[nodiscard]] bool allowed(const Compiled& rule, const Candidate& c) const;
 
   RuleSet rules_;

@@ -30,7 +30,7 @@ struct Allowlist {
   RegexTarget target = RegexTarget::secret;
   std::vector<std::string> paths;      // regexes on the file path
   std::vector<std::string> stopwords;  // substrings of the secret, either case
-  std::vector<std::string> commits;    // read, not used: no git scan in this slice
+  std::vector<std::string> commits;    // full commit ids; checked for findings in git history (--git)
   Condition condition = Condition::any;
   std::vector<std::string> target_rules;  // global allowlists only; empty: every rule
 };

@@ -18,6 +18,7 @@
 #include "scan/whole_file_task.hpp"
 #include "secrets/config_loader.hpp"
 #include "secrets/detector.hpp"
+#include "secrets/run_git.hpp"
 #include "secrets/secrets_cli.hpp"
 
 namespace stealscan::secrets {
@@ -98,6 +99,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
       return kError;
     }
   }
+  if (cmd.git) return git_secrets_main(cmd, *detector, file, diag);
 
   std::vector<Tally> tallies(cmd.workers + 1);
   std::vector<std::vector<Finding>> found(cmd.workers);

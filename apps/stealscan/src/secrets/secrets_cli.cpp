@@ -21,6 +21,12 @@ Report (sorted by file, line, column, rule):
   -f, --format FORMAT       text (default) or json (an array, gitleaks' field names)
   -o, --output FILE         write the report to FILE ('-': stdout, the default)
       --redact              show REDACTED instead of each secret
+Git history:
+      --git                 scan every blob reachable from the refs of the
+                            repository at PATH (a work tree or .git directory),
+                            each once, attributed to the oldest commit adding it
+      --since COMMIT        with --git: only commits not reachable from COMMIT,
+                            and only blobs they add
 Which files:
       --hidden              also hidden files and directories
       --no-ignore           do not honour ignore files (.gitignore, .ignore, ...)
@@ -91,6 +97,10 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       c.workers = static_cast<std::size_t>(parse_count(name, value(), 1, 4096));
     } else if (name == "--no-progress") {
       flag(c.no_progress);
+    } else if (name == "--git") {
+      flag(c.git);
+    } else if (name == "--since") {
+      c.since = value();
     } else if (name == "-h" || name == "--help") {
       c.help = true;
       return c;
@@ -98,6 +108,9 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       throw UsageError("unknown option '" + in.arg() + "' for secrets (try stealscan secrets --help)");
     }
   }
+  if (c.since && !c.git) throw UsageError("--since needs --git");
+  if (c.git && c.paths.size() > 1)
+    throw UsageError("--git takes one repository, got " + std::to_string(c.paths.size()) + " paths");
   return c;
 }
 

@@ -26,6 +26,8 @@ struct SecretsCommand {
   bool binary_as_text = false;
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool no_progress = false;
+  bool git = false;                  // --git: the history of the repository at the one PATH
+  std::optional<std::string> since;  // --since COMMIT (with --git)
 };
 
 extern const std::string_view kSecretsUsage;

@@ -1,0 +1,227 @@
+// git_scan.cpp: scan_git_history() (git_scan.hpp).
+#include "secrets/git_scan.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <system_error>
+
+#include <stealpool/executor.hpp>
+
+#include "scan/file_feed.hpp"
+#include "scan/whole_file_task.hpp"
+#include "secrets/report.hpp"
+#include "sources/git/blob_index.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+// A range [begin, end) of commits (diff) or of the blob index (scan). Small
+// and trivially copyable: it travels through the queues by value.
+struct GitTask {
+  enum class Kind : std::uint8_t { diff, scan };
+  Kind kind;
+  std::size_t begin;
+  std::size_t end;
+};
+
+// One worker's results: written only by that worker, read by the main thread
+// after join() (which orders every write before the read).
+struct GitWorkerOut {
+  std::vector<git::BlobEntry> introduced;
+  std::vector<Finding> findings;
+  GitCounts counts;
+};
+
+// The scratch: this worker's own repository handle (libgit2 handles are not
+// shared between threads), its object database and Detector scratch.
+struct GitWorker {
+  git::Repository repo;
+  git::Odb odb;
+  std::unique_ptr<Detector::Scratch> detector;
+  GitWorkerOut* out;
+};
+
+using Exec = stealpool::Executor<GitTask, GitWorker>;
+using Ctx = stealpool::WorkerCtx<GitTask, GitWorker>;
+
+// What every task reads; immutable while the executor runs.
+struct Shared {
+  const GitScanSettings& settings;
+  const git::History& history;
+  const Detector& detector;
+  Diagnostics& diag;
+  std::vector<git::BlobEntry> blobs;  // the index; filled between the phases
+};
+
+template <class Runner>
+Exec start(const Shared& sh, std::vector<GitWorkerOut>& outs, Runner runner) {
+  stealpool::ExecutorConfig ec;
+  ec.workers = sh.settings.workers;
+  ec.pin_threads = false;  // as feed_files(): a scanner shares the machine
+  stealpool::ThreadOptions threads;
+  threads.name = "stealscan-git";
+  auto init = [&sh, &outs](std::size_t id) {
+    GitWorker w;
+    w.repo = git::open_repository(sh.settings.git_dir);
+    git_odb* odb = nullptr;
+    git::check(git_repository_odb(&odb, w.repo.get()), "cannot open the object database");
+    w.odb.reset(odb);
+    w.detector = std::make_unique<Detector::Scratch>(sh.detector);
+    w.out = &outs[id];
+    return w;
+  };
+  try {
+    return Exec(ec, threads, init, std::move(runner));
+  } catch (const std::system_error& e) {
+    throw ThreadStartError("cannot start " + std::to_string(sh.settings.workers) + " worker threads (-j): " +
+                           e.code().message() + "; try fewer");
+  }
+}
+
+// Runs `tasks` on a fresh executor to the end; false if a task threw (said on diag).
+template <class Runner>
+bool run_phase(const Shared& sh, std::vector<GitWorkerOut>& outs, std::vector<GitTask>& tasks, Runner runner,
+               GitCounts& counts) {
+  Exec ex = start(sh, outs, std::move(runner));
+  if (!tasks.empty()) (void)ex.spawn_external_batch(tasks);  // refused only if a worker failed to start
+  const stealpool::MetricsSnapshot m = ex.join(std::nothrow);
+  Totals stopped;
+  report_stopped_scan(m, sh.diag, stopped);
+  counts.errors += stopped.errors;
+  return stopped.errors == 0;
+}
+
+void diff_task(const Shared& sh, GitTask t, Ctx& ctx) {
+  GitWorkerOut& out = *ctx.scratch().out;
+  for (std::size_t i = t.begin; i < t.end; ++i) {
+    try {
+      git::introduced_blobs(ctx.scratch().repo.get(), sh.history.commits[i], static_cast<std::uint32_t>(i),
+                            sh.history.excluded_blobs, out.introduced);
+    } catch (const git::GitError& e) {
+      sh.diag.message(e.what());
+      ++out.counts.errors;
+    }
+  }
+}
+
+// Scans one blob of the index; returns the bytes read.
+std::uint64_t scan_blob(const Shared& sh, const git::BlobEntry& e, GitWorker& w) {
+  GitCounts& c = w.out->counts;
+  const std::string commit = git::hex(sh.history.commits[e.commit]);
+  const auto fail = [&](const std::string& what) {
+    sh.diag.error(e.path, "blob " + git::hex(e.blob) + " in commit " + commit + ": " + what);
+    ++c.errors;
+  };
+  try {
+    std::size_t size = 0;
+    git_object_t type = GIT_OBJECT_INVALID;
+    git::check(git_odb_read_header(&size, &type, w.odb.get(), &e.blob), "cannot read it");
+    if (size > sh.settings.max_filesize) {  // known from the header: not inflated
+      ++c.too_large;
+      return 0;
+    }
+    git_blob* b = nullptr;
+    git::check(git_blob_lookup(&b, w.repo.get(), &e.blob), "cannot read it");
+    const git::Blob blob(b);
+    const std::string_view bytes(static_cast<const char*>(git_blob_rawcontent(b)),
+                                 static_cast<std::size_t>(git_blob_rawsize(b)));
+    c.bytes += bytes.size();
+    if (!sh.settings.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
+      ++c.binary;
+      return bytes.size();
+    }
+    ++c.scanned;
+    std::vector<Finding>& out = w.out->findings;
+    const std::size_t before = out.size();
+    sh.detector.scan(e.path, bytes, *w.detector, out, commit);
+    for (std::size_t i = before; i < out.size(); ++i) {
+      out[i].commit = commit;
+      if (sh.settings.redact) redact(out[i]);
+    }
+    if (out.size() > before) ++c.matched;
+    return bytes.size();
+  } catch (const git::GitError& err) {
+    fail(err.what());
+  } catch (const std::exception& err) {
+    fail(err.what());
+  }
+  return 0;
+}
+
+void scan_task(const Shared& sh, GitTask t, Ctx& ctx) {
+  GitWorker& w = ctx.scratch();
+  GitCounts& c = w.out->counts;
+  std::size_t blobs = 0;
+  std::uint64_t bytes = 0;
+  for (std::size_t cursor = t.begin; cursor < t.end;) {
+    bytes += scan_blob(sh, sh.blobs[cursor], w);
+    ++cursor;
+    ++blobs;
+    if (cursor == t.end || !sh.settings.yield.should_yield(blobs, bytes)) continue;
+    // Yield: the rest goes back to this worker's deque, where a thief may take
+    // it; a long rest is split, so that a thief takes half, not all.
+    ++c.yields;
+    std::size_t end = t.end;
+    if (end - cursor >= 2 * sh.settings.yield.max_blobs) {
+      const std::size_t mid = cursor + (end - cursor) / 2;
+      ctx.spawn_local(GitTask{GitTask::Kind::scan, mid, end});
+      ++c.splits;
+      end = mid;
+    }
+    ctx.spawn_local(GitTask{GitTask::Kind::scan, cursor, end});  // pushed last: popped first, by this worker
+    return;
+  }
+}
+
+std::vector<GitTask> ranges(GitTask::Kind kind, std::size_t n, std::size_t per_task) {
+  std::vector<GitTask> tasks;
+  for (std::size_t b = 0; b < n; b += per_task) tasks.push_back(GitTask{kind, b, std::min(n, b + per_task)});
+  return tasks;
+}
+
+}  // namespace
+
+GitCounts& GitCounts::operator+=(const GitCounts& o) noexcept {
+  diff_tasks += o.diff_tasks;
+  scan_tasks += o.scan_tasks;
+  yields += o.yields;
+  splits += o.splits;
+  unique_blobs += o.unique_blobs;
+  scanned += o.scanned;
+  bytes += o.bytes;
+  binary += o.binary;
+  too_large += o.too_large;
+  matched += o.matched;
+  errors += o.errors;
+  return *this;
+}
+
+GitScanResult scan_git_history(const GitScanSettings& s, const git::History& history, const Detector& detector,
+                               Diagnostics& diag) {
+  if (history.commits.size() > UINT32_MAX)
+    throw git::GitError("too many commits (" + std::to_string(history.commits.size()) + ")");
+  GitScanResult result;
+  Shared sh{s, history, detector, diag, {}};
+  std::vector<GitWorkerOut> outs(s.workers);
+
+  std::vector<GitTask> diffs = ranges(GitTask::Kind::diff, history.commits.size(), kCommitsPerDiffTask);
+  result.counts.diff_tasks = diffs.size();
+  const bool ok = run_phase(sh, outs, diffs, [&sh](GitTask t, Ctx& ctx) { diff_task(sh, t, ctx); }, result.counts);
+
+  if (ok) {
+    std::vector<std::vector<git::BlobEntry>> parts;
+    for (GitWorkerOut& o : outs) parts.push_back(std::move(o.introduced));
+    sh.blobs = git::unique_blobs(parts);
+    result.counts.unique_blobs = sh.blobs.size();
+    std::vector<GitTask> scans = ranges(GitTask::Kind::scan, sh.blobs.size(), kBlobsPerScanTask);
+    result.counts.scan_tasks = scans.size();
+    run_phase(sh, outs, scans, [&sh](GitTask t, Ctx& ctx) { scan_task(sh, t, ctx); }, result.counts);
+  }
+  for (GitWorkerOut& o : outs) {
+    result.counts += o.counts;
+    std::move(o.findings.begin(), o.findings.end(), std::back_inserter(result.findings));
+  }
+  return result;
+}
+
+}  // namespace stealscan::secrets

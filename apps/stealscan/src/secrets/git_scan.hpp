@@ -1,0 +1,73 @@
+// git_scan.hpp: scan_git_history(), the executor work of `stealscan secrets
+// --git` (../sources/git/README.md, "Tasks"). Two phases, each an
+// Executor<GitTask, GitWorker> whose workers open their own repository handle:
+//   1. diff tasks, kCommitsPerDiffTask commits each, list the blobs each
+//      commit introduces (blob_index.hpp); the lists are merged into the
+//      blob index, each blob once;
+//   2. scan tasks, kBlobsPerScanTask blobs each, read each blob and run the
+//      Detector on it; a task yields by GitYieldPolicy: it re-enqueues the rest
+//      of its range with spawn_local (a cursor), split in two when the rest is
+//      long, so that thieves get part of it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "output/diagnostics.hpp"
+#include "secrets/detector.hpp"
+#include "sources/git/history.hpp"
+
+namespace stealscan::secrets {
+
+inline constexpr std::size_t kCommitsPerDiffTask = 64;
+inline constexpr std::size_t kBlobsPerScanTask = 256;
+
+// When a scan task gives its worker back (seed 000's GitYieldPolicy): after
+// max_blobs blobs or max_bytes bytes of blob content, whichever comes first.
+// Counted per run of a task, so a task of huge blobs yields after each.
+struct GitYieldPolicy {
+  std::size_t max_blobs = 32;
+  std::uint64_t max_bytes = std::uint64_t{4} << 20;
+  [[nodiscard]] bool should_yield(std::size_t blobs, std::uint64_t bytes) const noexcept {
+    return blobs >= max_blobs || bytes >= max_bytes;
+  }
+};
+
+struct GitScanSettings {
+  std::string git_dir;  // each worker opens its own handle on it
+  std::size_t workers = 1;
+  bool binary_as_text = false;
+  std::uint64_t max_filesize = std::uint64_t{64} << 20;
+  bool redact = false;
+  GitYieldPolicy yield;
+};
+
+// What the scan did; deterministic (the same at any -j) except for errors.
+struct GitCounts {
+  std::uint64_t diff_tasks = 0;
+  std::uint64_t scan_tasks = 0;  // before yields and splits
+  std::uint64_t yields = 0;      // a task re-enqueued the rest of its range
+  std::uint64_t splits = 0;      // ... in two tasks
+  std::uint64_t unique_blobs = 0;
+  std::uint64_t scanned = 0;     // blobs run through the Detector
+  std::uint64_t bytes = 0;       // blob bytes read (binary ones too)
+  std::uint64_t binary = 0;
+  std::uint64_t too_large = 0;
+  std::uint64_t matched = 0;     // blobs with a finding
+  std::uint64_t errors = 0;
+  GitCounts& operator+=(const GitCounts& o) noexcept;
+};
+
+struct GitScanResult {
+  std::vector<Finding> findings;  // `commit` and `file` set; the other git fields empty; unsorted
+  GitCounts counts;
+};
+
+// Throws ThreadStartError (scan/file_feed.hpp) if the workers cannot start.
+// Unreadable objects are reported on `diag` and counted in errors.
+GitScanResult scan_git_history(const GitScanSettings& s, const git::History& history, const Detector& detector,
+                               Diagnostics& diag);
+
+}  // namespace stealscan::secrets

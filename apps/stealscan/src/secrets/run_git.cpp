@@ -1,0 +1,90 @@
+// run_git.cpp: git_secrets_main() (run_git.hpp).
+#include "secrets/run_git.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+#include "scan/file_feed.hpp"
+#include "secrets/git_scan.hpp"
+#include "secrets/report.hpp"
+#include "secrets/run_secrets.hpp"
+#include "sources/git/commit_info.hpp"
+#include "sources/git/history.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string summary(const git::History& h, const GitCounts& c, std::size_t findings) {
+  return plural(findings, "finding", "findings") + " in " + plural(c.matched, "blob", "blobs") + " (" +
+         plural(h.commits.size(), "commit", "commits") + ", " + plural(c.unique_blobs, "unique blob", "unique blobs") +
+         ": " + std::to_string(c.scanned) + " scanned, " + std::to_string(c.binary) + " binary and " +
+         std::to_string(c.too_large) + " too large skipped; " + plural(c.diff_tasks, "diff task", "diff tasks") +
+         ", " + plural(c.scan_tasks, "scan task", "scan tasks") + ", " + plural(c.yields, "yield", "yields") + ", " +
+         plural(c.splits, "split", "splits") + ")";
+}
+
+// Author, email, date and message, read once per commit (on this thread).
+void fill_commit_fields(git_repository* repo, std::vector<Finding>& findings) {
+  std::map<std::string, git::CommitInfo> seen;
+  for (Finding& f : findings) {
+    auto it = seen.find(f.commit);
+    if (it == seen.end()) {
+      git_oid id;
+      git::check(git_oid_fromstr(&id, f.commit.c_str()), "commit " + f.commit);
+      it = seen.emplace(f.commit, git::read_commit_info(repo, id)).first;
+    }
+    f.author = it->second.author;
+    f.email = it->second.email;
+    f.date = it->second.date;
+    f.message = it->second.message;
+  }
+}
+
+}  // namespace
+
+int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, std::ofstream& file, Diagnostics& diag) {
+  const std::string& path = cmd.paths.front();
+  GitScanResult result;
+  git::History history;
+  try {
+    const git::Repository repo = git::open_repository(path);
+    history = git::walk_history(repo.get(), cmd.since);
+    GitScanSettings s;
+    s.git_dir = git_repository_path(repo.get());
+    s.workers = cmd.workers;
+    s.binary_as_text = cmd.binary_as_text;
+    s.max_filesize = cmd.max_filesize;
+    s.redact = cmd.redact;
+    result = scan_git_history(s, history, detector, diag);
+    fill_commit_fields(repo.get(), result.findings);
+  } catch (const git::GitError& e) {
+    diag.message(e.what());
+    return kError;
+  } catch (const ThreadStartError& e) {
+    diag.message(e.what());
+    return kError;
+  }
+  std::vector<Finding>& findings = result.findings;
+  std::sort(findings.begin(), findings.end(), report_order);
+  const std::string report = format_report(findings, cmd.format);
+  if (file.is_open()) {
+    file << report;
+    file.close();
+    if (!file) {
+      diag.error(cmd.output, "cannot write the report");
+      return kError;
+    }
+  } else {
+    std::cout << report << std::flush;
+  }
+  diag.message(summary(history, result.counts, findings.size()));
+  if (result.counts.errors > 0) return kError;
+  return findings.empty() ? kNoFindings : kFindings;
+}
+
+}  // namespace stealscan::secrets

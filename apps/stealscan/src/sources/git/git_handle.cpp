@@ -1,0 +1,32 @@
+// git_handle.cpp: the libgit2 helpers of git_handle.hpp.
+#include "sources/git/git_handle.hpp"
+
+namespace stealscan::git {
+
+int check(int rc, const std::string& what) {
+  if (rc >= 0) return rc;
+  const git_error* e = git_error_last();
+  throw GitError(what + ": " + (e != nullptr && e->message != nullptr ? e->message : "libgit2 error " +
+                                                                                         std::to_string(rc)));
+}
+
+void ensure_libgit2() {
+  static const int rc = git_libgit2_init();
+  if (rc < 0) throw GitError("cannot initialise libgit2");
+}
+
+Repository open_repository(const std::string& path) {
+  ensure_libgit2();
+  git_repository* r = nullptr;
+  check(git_repository_open_ext(&r, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+        "'" + path + "' is not a git repository (a work tree or .git directory)");
+  return Repository(r);
+}
+
+std::string hex(const git_oid& id) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &id);
+  return std::string(buf);
+}
+
+}  // namespace stealscan::git
