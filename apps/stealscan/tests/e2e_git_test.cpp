@@ -1,0 +1,242 @@
+// End to end: `stealscan secrets --git` on repositories the tests build with
+// libgit2 (support/git_repo.hpp). A secret added then deleted is found with the
+// adding commit's fields and fingerprint; a blob in several commits and paths
+// is reported once; secrets only on a branch or a tag are found; merges
+// attribute a branch's blob to the branch's commit and an evil merge's own
+// content to the merge; --since; allowlist commits; binary blobs; the error
+// statuses; a history longer than one task is cut into several (the summary's
+// counts). The same report at 1 and 4 threads is e2e_git_threads_test.cpp.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/git_repo.hpp"
+#include "support/mini_json.hpp"
+#include "support/run_process.hpp"
+#include "support/temp_tree.hpp"
+
+namespace stealscan::test {
+namespace {
+
+const std::string kBin = STEALSCAN_BIN;
+const std::string kAlnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+// A distinct GitHub token for each n.
+std::string token(std::size_t n) {
+  std::string s = "ghp_";
+  for (std::size_t i = 0; i < 36; ++i) s += kAlnum[(i * 7 + n * 13 + i * n) % kAlnum.size()];
+  return s;
+}
+
+ProcessResult secrets(const std::vector<std::string>& args, const std::string& threads = "2") {
+  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "-j", threads, "--format", "json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv);
+}
+
+std::vector<Json> findings(const ProcessResult& r) {
+  const Json doc = parse_json(r.out);
+  EXPECT_EQ(doc.kind, Json::Kind::array) << r.out << r.err;
+  return doc.items;
+}
+
+// "commit:file:rule:line=secret" per finding, in report order.
+std::vector<std::string> summary(const ProcessResult& r) {
+  std::vector<std::string> out;
+  for (const Json& f : findings(r))
+    out.push_back(f["Commit"].str + ":" + f["File"].str + ":" + f["RuleID"].str + ":" +
+                  std::to_string(static_cast<long>(f["StartLine"].number)) + "=" + f["Secret"].str);
+  return out;
+}
+
+std::string line(const git_oid& c, const std::string& file, std::size_t line, const std::string& secret,
+                 const std::string& rule = "github-pat") {
+  return TestRepo::hex(c) + ":" + file + ":" + rule + ":" + std::to_string(line) + "=" + secret;
+}
+
+using Lines = std::vector<std::string>;
+
+TEST(GitSecrets, a_secret_added_then_deleted_is_found_with_the_adding_commit) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  const git_oid c1 = repo.commit({{"README.md", "hello\n"}}, {}, "first\n", "main", 1700000000);
+  const git_oid c2 = repo.commit({{"README.md", "hello\n"}, {"src/config.py", "x = 1\n\n" + token(1) + "\n"}},
+                                 {c1}, "add the config\n\nwith a token in it\n", "main", 1700003600);
+  repo.commit({{"README.md", "hello\n"}}, {c2}, "remove the token\n", "main", 1700007200);
+  const ProcessResult r = secrets({"--git", t.path("repo")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::vector<Json> f = findings(r);
+  ASSERT_EQ(f.size(), 1U) << r.out;
+  EXPECT_EQ(f[0]["Commit"].str, TestRepo::hex(c2));
+  EXPECT_EQ(f[0]["File"].str, "src/config.py");
+  EXPECT_EQ(f[0]["Author"].str, "Alice Example");
+  EXPECT_EQ(f[0]["Email"].str, "alice@example.com");
+  EXPECT_EQ(f[0]["Date"].str, "2023-11-15T00:13:20+01:00");  // 1700003600 (23:13:20 UTC) at +01:00
+  EXPECT_EQ(f[0]["Message"].str, "add the config\n\nwith a token in it");
+  EXPECT_EQ(f[0]["StartLine"].number, 3);
+  EXPECT_EQ(f[0]["Secret"].str, token(1));
+  EXPECT_EQ(f[0]["Fingerprint"].str, TestRepo::hex(c2) + ":src/config.py:github-pat:3");
+  EXPECT_NE(r.err.find("3 commits"), std::string::npos) << r.err;
+
+  // The text report names them too.
+  const ProcessResult text = run_process({kBin, "secrets", "--no-progress", "--git", t.path("repo")});
+  EXPECT_NE(text.out.find(TestRepo::hex(c2)), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("alice@example.com"), std::string::npos) << text.out;
+}
+
+TEST(GitSecrets, a_blob_in_several_commits_and_paths_is_reported_once_at_its_oldest) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  const std::string leaked = "key = " + token(2) + "\n";
+  const git_oid c1 = repo.commit({{"a.txt", leaked}}, {}, "one", "main");
+  const git_oid c2 = repo.commit({{"a.txt", leaked}, {"b/copy.txt", leaked}}, {c1}, "copy", "main");
+  const git_oid c3 = repo.commit({{"a.txt", "gone\n"}, {"b/copy.txt", leaked}}, {c2}, "edit", "main");
+  repo.commit({{"z/again.txt", leaked}}, {c3}, "again", "side");
+  const ProcessResult r = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(summary(r), (Lines{line(c1, "a.txt", 1, token(2))}));
+  EXPECT_NE(r.err.find("2 unique blobs"), std::string::npos) << r.err;  // leaked and gone
+}
+
+TEST(GitSecrets, secrets_only_on_a_branch_or_behind_a_tag_are_found) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  const git_oid base = repo.commit({{"README.md", "hi\n"}}, {}, "base", "main");
+  const git_oid feature = repo.commit({{"README.md", "hi\n"}, {"f.env", token(3) + "\n"}}, {base}, "feature", "feature");
+  const git_oid light = repo.commit({{"l.txt", token(4) + "\n"}}, {base}, "lightweight");
+  repo.set_ref("refs/tags/v1", light);
+  const git_oid annotated = repo.commit({{"n/a.txt", std::string("\n") + token(5) + "\n"}}, {base}, "annotated");
+  repo.annotated_tag("v2", annotated);
+  const ProcessResult r = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(summary(r), (Lines{line(feature, "f.env", 1, token(3)), line(light, "l.txt", 1, token(4)),
+                               line(annotated, "n/a.txt", 2, token(5))}));
+  // The .git directory names the same repository.
+  EXPECT_EQ(summary(secrets({"--git", t.path("repo/.git")})), summary(r));
+}
+
+TEST(GitSecrets, a_merge_reports_only_what_it_adds_itself) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  const git_oid base = repo.commit({{"README.md", "hi\n"}}, {}, "base", "main");
+  const git_oid side = repo.commit({{"README.md", "hi\n"}, {"side.txt", token(6) + "\n"}}, {base}, "side");
+  const git_oid main2 = repo.commit({{"README.md", "hi there\n"}}, {base}, "main 2");
+  // The merge takes side.txt from `side` and adds evil.txt of its own.
+  const git_oid merge = repo.commit(
+      {{"README.md", "hi there\n"}, {"side.txt", token(6) + "\n"}, {"evil.txt", token(7) + "\n"}}, {main2, side},
+      "merge side", "main");
+  const ProcessResult r = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(summary(r), (Lines{line(merge, "evil.txt", 1, token(7)), line(side, "side.txt", 1, token(6))}));
+}
+
+TEST(GitSecrets, since_scans_only_the_later_commits_and_the_blobs_they_add) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  const std::string old_secret = token(8) + "\n";
+  const git_oid c1 = repo.commit({{"old.txt", old_secret}}, {}, "old", "main");
+  const git_oid c2 = repo.commit({{"old.txt", old_secret}, {"new.txt", token(9) + "\n"}}, {c1}, "new", "main");
+  // Re-adds the blob of old.txt (present at c1) under another path.
+  repo.commit({{"new.txt", token(9) + "\n"}, {"moved.txt", old_secret}}, {c2}, "move", "main");
+  EXPECT_EQ(summary(secrets({"--git", "--since", TestRepo::hex(c1), t.path("repo")})),
+            (Lines{line(c2, "new.txt", 1, token(9))}));
+  EXPECT_EQ(summary(secrets({"--git", "--since", "main~2", t.path("repo")})),
+            (Lines{line(c2, "new.txt", 1, token(9))}));
+  EXPECT_EQ(summary(secrets({"--git", t.path("repo")})),
+            (Lines{line(c2, "new.txt", 1, token(9)), line(c1, "old.txt", 1, token(8))}));
+  const ProcessResult none = secrets({"--git", "--since", "main", t.path("repo")});
+  EXPECT_EQ(none.status, 0) << none.err;
+  EXPECT_NE(none.err.find("0 commits"), std::string::npos) << none.err;
+}
+
+TEST(GitSecrets, an_allowlists_commits_drop_that_commits_findings_only) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  const git_oid c1 = repo.commit({{"a.txt", token(10) + "\n"}}, {}, "one", "main");
+  const git_oid c2 = repo.commit({{"a.txt", token(10) + "\n"}, {"b.txt", token(11) + "\n"}}, {c1}, "two", "main");
+  t.write("rules.toml", "[extend]\nuseDefault = true\n[[allowlists]]\ncommits = [\"" + TestRepo::hex(c1) + "\"]\n");
+  EXPECT_EQ(summary(secrets({"--git", "--config", t.path("rules.toml"), t.path("repo")})),
+            (Lines{line(c2, "b.txt", 1, token(11))}));
+  // AND: the commit and a path must both hit.
+  t.write("and.toml", "[extend]\nuseDefault = true\n[[allowlists]]\ncondition = \"AND\"\ncommits = [\"" +
+                          TestRepo::hex(c1) + "\"]\npaths = ['''b\\.txt''']\n");
+  EXPECT_EQ(summary(secrets({"--git", "--config", t.path("and.toml"), t.path("repo")})),
+            (Lines{line(c1, "a.txt", 1, token(10)), line(c2, "b.txt", 1, token(11))}));
+}
+
+TEST(GitSecrets, binary_and_too_large_blobs_are_skipped_and_counted) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  std::string binary = token(12) + "\n";
+  binary += std::string(3, '\0');
+  repo.commit({{"bin.dat", binary}, {"big.txt", std::string(5000, 'x') + "\n" + token(13) + "\n"}}, {}, "blobs", "main");
+  const ProcessResult r = secrets({"--git", "--max-filesize", "4K", t.path("repo")});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("1 binary and 1 too large skipped"), std::string::npos) << r.err;
+  const ProcessResult a = secrets({"--git", "-a", t.path("repo")});
+  EXPECT_EQ(a.status, 1) << a.err;
+  EXPECT_EQ(findings(a).size(), 2U) << a.out;
+}
+
+TEST(GitSecrets, bad_repositories_and_revisions_exit_2_naming_them) {
+  TempTree t;
+  t.write("plain/file.txt", "nothing\n");
+  const ProcessResult not_repo = secrets({"--git", t.path("plain")});
+  EXPECT_EQ(not_repo.status, 2);
+  EXPECT_NE(not_repo.err.find(std::string("'") + t.path("plain") + "' is not a git repository"), std::string::npos) << not_repo.err;
+
+  TestRepo repo(t.path("repo"));
+  repo.commit({{"a.txt", "a\n"}}, {}, "one", "main");
+  const ProcessResult bad_since = secrets({"--git", "--since", "no-such-rev", t.path("repo")});
+  EXPECT_EQ(bad_since.status, 2);
+  EXPECT_NE(bad_since.err.find("--since 'no-such-rev'"), std::string::npos) << bad_since.err;
+
+  const ProcessResult two = secrets({"--git", t.path("repo"), t.path("plain")});
+  EXPECT_EQ(two.status, 2);
+  EXPECT_NE(two.err.find("--git takes one repository"), std::string::npos) << two.err;
+  const ProcessResult since_alone = secrets({"--since", "main", t.path("repo")});
+  EXPECT_EQ(since_alone.status, 2);
+  EXPECT_NE(since_alone.err.find("--since needs --git"), std::string::npos) << since_alone.err;
+
+  // An empty repository (unborn HEAD) has nothing to scan.
+  TestRepo empty(t.path("empty"));
+  const ProcessResult e = secrets({"--git", t.path("empty")});
+  EXPECT_EQ(e.status, 0) << e.err;
+}
+
+// The count after `word` in the summary line ("5 diff tasks").
+long count_before(const std::string& err, const std::string& word) {
+  const std::size_t at = err.find(" " + word);
+  if (at == std::string::npos) return -1;
+  std::size_t b = at;
+  while (b > 0 && std::isdigit(static_cast<unsigned char>(err[b - 1])) != 0) --b;
+  return std::stol(err.substr(b, at - b));
+}
+
+TEST(GitSecrets, a_long_history_is_cut_into_several_tasks) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  TestRepo::Files files;
+  std::vector<git_oid> parent;
+  for (std::size_t i = 0; i < 300; ++i) {
+    files[std::string("f") + std::to_string(i % 7) + ".txt"] = std::string("line ") + std::to_string(i) + "\n";
+    if (i == 150) files["secret.txt"] = token(14) + "\n";
+    std::string message = "c";  // built up: g++ 12 -O3 warns falsely (-Wrestrict) on "c" + std::string
+    message += std::to_string(i);
+    const git_oid c = repo.commit(files, parent, message, "main", 1700000000 + static_cast<git_time_t>(i));
+    parent = {c};
+  }
+  const ProcessResult r = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(findings(r).size(), 1U);
+  EXPECT_EQ(count_before(r.err, "commits"), 300) << r.err;
+  EXPECT_EQ(count_before(r.err, "unique blobs"), 301) << r.err;
+  EXPECT_EQ(count_before(r.err, "diff tasks"), 5) << r.err;   // 64 commits each
+  EXPECT_EQ(count_before(r.err, "scan tasks"), 2) << r.err;   // 256 blobs each
+  EXPECT_GE(count_before(r.err, "yields"), 8) << r.err;       // every 32 blobs
+  EXPECT_GE(count_before(r.err, "splits"), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace stealscan::test

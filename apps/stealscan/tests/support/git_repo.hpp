@@ -1,0 +1,121 @@
+// git_repo.hpp: TestRepo, a git repository built by the tests through libgit2
+// (no `git` binary): each commit is a whole snapshot (path -> contents, paths
+// may hold '/'), with fixed author, email and time, on any parents; branches
+// and tags (lightweight or annotated) point where the test says.
+#pragma once
+
+#include <git2.h>
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace stealscan::test {
+
+class TestRepo {
+ public:
+  using Files = std::map<std::string, std::string>;
+
+  // A new repository with a work tree at `dir`; HEAD is refs/heads/main.
+  explicit TestRepo(const std::string& dir) {
+    git_libgit2_init();
+    ok(git_repository_init(&repo_, dir.c_str(), 0), "init " + dir);
+    ok(git_repository_set_head(repo_, "refs/heads/main"), "set HEAD");
+  }
+  ~TestRepo() {
+    git_repository_free(repo_);
+    git_libgit2_shutdown();
+  }
+  TestRepo(const TestRepo&) = delete;
+  TestRepo& operator=(const TestRepo&) = delete;
+
+  // A commit of `files` on `parents`, by Alice <alice@example.com> at `when`
+  // (seconds since the epoch, +01:00); `branch` (e.g. "main"), if given, is
+  // set to it.
+  git_oid commit(const Files& files, const std::vector<git_oid>& parents, const std::string& message,
+                 const std::string& branch = "", git_time_t when = 1700000000) {
+    const git_oid tree_id = tree(files, "");
+    git_tree* t = nullptr;
+    ok(git_tree_lookup(&t, repo_, &tree_id), "tree");
+    std::vector<git_commit*> ps;
+    for (const git_oid& p : parents) {
+      git_commit* c = nullptr;
+      ok(git_commit_lookup(&c, repo_, &p), "parent");
+      ps.push_back(c);
+    }
+    git_signature* sig = nullptr;
+    ok(git_signature_new(&sig, "Alice Example", "alice@example.com", when, 60), "signature");
+    git_oid id;
+    std::vector<const git_commit*> cps(ps.begin(), ps.end());
+    ok(git_commit_create(&id, repo_, nullptr, sig, sig, "UTF-8", message.c_str(), t, cps.size(), cps.data()),
+       "commit");
+    git_signature_free(sig);
+    for (git_commit* c : ps) git_commit_free(c);
+    git_tree_free(t);
+    if (!branch.empty()) set_ref("refs/heads/" + branch, id);
+    return id;
+  }
+
+  void set_ref(const std::string& name, const git_oid& id) {
+    git_reference* r = nullptr;
+    ok(git_reference_create(&r, repo_, name.c_str(), &id, 1, "test"), "ref " + name);
+    git_reference_free(r);
+  }
+
+  // An annotated tag `name` of commit `id`.
+  void annotated_tag(const std::string& name, const git_oid& id) {
+    git_object* target = nullptr;
+    ok(git_object_lookup(&target, repo_, &id, GIT_OBJECT_COMMIT), "tag target");
+    git_signature* sig = nullptr;
+    ok(git_signature_new(&sig, "Alice Example", "alice@example.com", 1700000000, 60), "signature");
+    git_oid tag;
+    ok(git_tag_create(&tag, repo_, name.c_str(), target, sig, "a release", 0), "tag " + name);
+    git_signature_free(sig);
+    git_object_free(target);
+  }
+
+  static std::string hex(const git_oid& id) {
+    char buf[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(buf, sizeof buf, &id);
+    return buf;
+  }
+
+ private:
+  static void ok(int rc, const std::string& what) {
+    if (rc >= 0) return;
+    const git_error* e = git_error_last();
+    throw std::runtime_error("test repo: " + what + ": " + (e != nullptr ? e->message : "?"));
+  }
+
+  // The tree of the `files` under `prefix` ("" or "dir/").
+  git_oid tree(const Files& files, const std::string& prefix) {
+    git_treebuilder* b = nullptr;
+    ok(git_treebuilder_new(&b, repo_, nullptr), "treebuilder");
+    std::map<std::string, bool> subdirs;
+    for (const auto& [path, contents] : files) {
+      if (path.rfind(prefix, 0) != 0) continue;
+      const std::string rest = path.substr(prefix.size());
+      const std::size_t slash = rest.find('/');
+      if (slash != std::string::npos) {
+        subdirs[rest.substr(0, slash)] = true;
+        continue;
+      }
+      git_oid blob;
+      ok(git_blob_create_from_buffer(&blob, repo_, contents.data(), contents.size()), "blob " + path);
+      ok(git_treebuilder_insert(nullptr, b, rest.c_str(), &blob, GIT_FILEMODE_BLOB), "insert " + path);
+    }
+    for (const auto& [dir, unused] : subdirs) {
+      const git_oid sub = tree(files, prefix + dir + "/");
+      ok(git_treebuilder_insert(nullptr, b, dir.c_str(), &sub, GIT_FILEMODE_TREE), "insert " + dir);
+    }
+    git_oid id;
+    ok(git_treebuilder_write(&id, b), "write tree");
+    git_treebuilder_free(b);
+    return id;
+  }
+
+  git_repository* repo_ = nullptr;
+};
+
+}  // namespace stealscan::test
