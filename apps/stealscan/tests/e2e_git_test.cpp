@@ -103,7 +103,8 @@ TEST(GitSecrets, secrets_only_on_a_branch_or_behind_a_tag_are_found) {
   TempTree t;
   TestRepo repo(t.path("repo"));
   const git_oid base = repo.commit({{"README.md", "hi\n"}}, {}, "base", "main");
-  const git_oid feature = repo.commit({{"README.md", "hi\n"}, {"f.env", token(3) + "\n"}}, {base}, "feature", "feature");
+  const git_oid feature =
+      repo.commit({{"README.md", "hi\n"}, {"f.env", token(3) + "\n"}}, {base}, "feature", "feature");
   const git_oid light = repo.commit({{"l.txt", token(4) + "\n"}}, {base}, "lightweight");
   repo.set_ref("refs/tags/v1", light);
   const git_oid annotated = repo.commit({{"n/a.txt", std::string("\n") + token(5) + "\n"}}, {base}, "annotated");
@@ -170,7 +171,8 @@ TEST(GitSecrets, binary_and_too_large_blobs_are_skipped_and_counted) {
   TestRepo repo(t.path("repo"));
   std::string binary = token(12) + "\n";
   binary += std::string(3, '\0');
-  repo.commit({{"bin.dat", binary}, {"big.txt", std::string(5000, 'x') + "\n" + token(13) + "\n"}}, {}, "blobs", "main");
+  const std::string big = std::string(5000, 'x') + "\n" + token(13) + "\n";
+  repo.commit({{"bin.dat", binary}, {"big.txt", big}}, {}, "blobs", "main");
   const ProcessResult r = secrets({"--git", "--max-filesize", "4K", t.path("repo")});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("1 binary and 1 too large skipped"), std::string::npos) << r.err;
@@ -184,7 +186,8 @@ TEST(GitSecrets, bad_repositories_and_revisions_exit_2_naming_them) {
   t.write("plain/file.txt", "nothing\n");
   const ProcessResult not_repo = secrets({"--git", t.path("plain")});
   EXPECT_EQ(not_repo.status, 2);
-  EXPECT_NE(not_repo.err.find(std::string("'") + t.path("plain") + "' is not a git repository"), std::string::npos) << not_repo.err;
+  EXPECT_NE(not_repo.err.find(std::string("'") + t.path("plain") + "' is not a git repository"), std::string::npos)
+      << not_repo.err;
 
   TestRepo repo(t.path("repo"));
   repo.commit({{"a.txt", "a\n"}}, {}, "one", "main");

@@ -57,7 +57,8 @@ bool AllowlistCheck::allows(const Candidate& c) const {
     if (all && !h) return false;
     return std::nullopt;
   };
-  if (auto r = check(check_commit, [&] { return std::find(commits_.begin(), commits_.end(), c.commit) != commits_.end(); }))
+  if (auto r = check(check_commit,
+                     [&] { return std::find(commits_.begin(), commits_.end(), c.commit) != commits_.end(); }))
     return *r;
   if (auto r = check(!paths_.empty(), [&] { return any_match(paths_, c.path); })) return *r;
   if (auto r = check(!regexes_.empty(), [&] { return any_match(regexes_, target); })) return *r;

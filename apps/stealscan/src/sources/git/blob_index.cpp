@@ -97,8 +97,9 @@ std::vector<BlobEntry> unique_blobs(std::vector<std::vector<BlobEntry>>& parts) 
   all.erase(std::unique(all.begin(), all.end(),
                         [](const BlobEntry& a, const BlobEntry& b) { return git_oid_equal(&a.blob, &b.blob) != 0; }),
             all.end());
-  std::sort(all.begin(), all.end(),
-            [](const BlobEntry& a, const BlobEntry& b) { return std::tie(a.commit, a.path) < std::tie(b.commit, b.path); });
+  std::sort(all.begin(), all.end(), [](const BlobEntry& a, const BlobEntry& b) {
+    return std::tie(a.commit, a.path) < std::tie(b.commit, b.path);
+  });
   return all;
 }
 

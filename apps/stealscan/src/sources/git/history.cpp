@@ -38,8 +38,8 @@ std::vector<git_oid> tips(git_repository* repo) {
     if (auto id = peel_to_commit(head)) out.push_back(*id);
   }
   std::sort(out.begin(), out.end(), oid_less);
-  out.erase(std::unique(out.begin(), out.end(), [](const git_oid& a, const git_oid& b) { return git_oid_equal(&a, &b); }),
-            out.end());
+  const auto same = [](const git_oid& a, const git_oid& b) { return git_oid_equal(&a, &b) != 0; };
+  out.erase(std::unique(out.begin(), out.end(), same), out.end());
   return out;
 }
 
