@@ -88,11 +88,22 @@ class TestRepo {
     throw std::runtime_error("test repo: " + what + ": " + (e != nullptr ? e->message : "?"));
   }
 
-  // The tree of the `files` under `prefix` ("" or "dir/").
+  // The blob of `contents`, written once (each write opens files: slow on
+  // some file systems, and a snapshot repeats most of its files).
+  git_oid blob(const std::string& contents, const std::string& path) {
+    const auto it = blobs_.find(contents);
+    if (it != blobs_.end()) return it->second;
+    git_oid id;
+    ok(git_blob_create_from_buffer(&id, repo_, contents.data(), contents.size()), "blob " + path);
+    return blobs_.emplace(contents, id).first->second;
+  }
+
+  // The tree of the `files` under `prefix` ("" or "dir/"), written once per
+  // distinct content (keyed by its entries).
   git_oid tree(const Files& files, const std::string& prefix) {
-    git_treebuilder* b = nullptr;
-    ok(git_treebuilder_new(&b, repo_, nullptr), "treebuilder");
+    std::vector<std::pair<std::string, git_oid>> entries;  // name -> blob
     std::map<std::string, bool> subdirs;
+    std::string key = prefix;
     for (const auto& [path, contents] : files) {
       if (path.rfind(prefix, 0) != 0) continue;
       const std::string rest = path.substr(prefix.size());
@@ -101,21 +112,31 @@ class TestRepo {
         subdirs[rest.substr(0, slash)] = true;
         continue;
       }
-      git_oid blob;
-      ok(git_blob_create_from_buffer(&blob, repo_, contents.data(), contents.size()), "blob " + path);
-      ok(git_treebuilder_insert(nullptr, b, rest.c_str(), &blob, GIT_FILEMODE_BLOB), "insert " + path);
+      entries.emplace_back(rest, blob(contents, path));
+      key += "\n" + rest + " " + hex(entries.back().second);
     }
+    std::vector<std::pair<std::string, git_oid>> subtrees;
     for (const auto& [dir, unused] : subdirs) {
-      const git_oid sub = tree(files, prefix + dir + "/");
-      ok(git_treebuilder_insert(nullptr, b, dir.c_str(), &sub, GIT_FILEMODE_TREE), "insert " + dir);
+      subtrees.emplace_back(dir, tree(files, prefix + dir + "/"));
+      key += "\n" + dir + "/ " + hex(subtrees.back().second);
     }
+    const auto it = trees_.find(key);
+    if (it != trees_.end()) return it->second;
+    git_treebuilder* b = nullptr;
+    ok(git_treebuilder_new(&b, repo_, nullptr), "treebuilder");
+    for (const auto& [name, id] : entries)
+      ok(git_treebuilder_insert(nullptr, b, name.c_str(), &id, GIT_FILEMODE_BLOB), "insert " + prefix + name);
+    for (const auto& [name, id] : subtrees)
+      ok(git_treebuilder_insert(nullptr, b, name.c_str(), &id, GIT_FILEMODE_TREE), "insert " + prefix + name);
     git_oid id;
     ok(git_treebuilder_write(&id, b), "write tree");
     git_treebuilder_free(b);
-    return id;
+    return trees_.emplace(key, id).first->second;
   }
 
   git_repository* repo_ = nullptr;
+  std::map<std::string, git_oid> blobs_;  // contents -> id
+  std::map<std::string, git_oid> trees_;  // entries -> id
 };
 
 }  // namespace stealscan::test
