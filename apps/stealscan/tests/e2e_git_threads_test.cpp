@@ -1,7 +1,7 @@
 // End to end, under ThreadSanitizer too (label `concurrency`): `stealscan
 // secrets --git` writes the same JSON report at 1 and 4 threads on a history
-// with branches, a merge and secrets spread over a few hundred blobs, more
-// than one yield of blobs, so that scan tasks split and workers steal halves.
+// with branches, a merge and secrets spread over more than a hundred blobs,
+// several yields of blobs, so that scan tasks split and workers steal halves.
 #include <gtest/gtest.h>
 
 #include <string>
