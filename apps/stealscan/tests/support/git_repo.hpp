@@ -75,6 +75,20 @@ class TestRepo {
     git_object_free(target);
   }
 
+  // Writes every object reachable from the refs into one packfile (with
+  // deltas, as git gc would); the loose objects stay, the pack is read first.
+  void pack() {
+    git_packbuilder* pb = nullptr;
+    ok(git_packbuilder_new(&pb, repo_), "packbuilder");
+    git_revwalk* walk = nullptr;
+    ok(git_revwalk_new(&walk, repo_), "revwalk");
+    ok(git_revwalk_push_glob(walk, "refs/*"), "push refs");
+    ok(git_packbuilder_insert_walk(pb, walk), "pack objects");
+    ok(git_packbuilder_write(pb, nullptr, 0, nullptr, nullptr), "write pack");
+    git_revwalk_free(walk);
+    git_packbuilder_free(pb);
+  }
+
   static std::string hex(const git_oid& id) {
     char buf[GIT_OID_HEXSZ + 1];
     git_oid_tostr(buf, sizeof buf, &id);
