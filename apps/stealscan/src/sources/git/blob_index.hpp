@@ -1,5 +1,5 @@
 // blob_index.hpp: which blobs each commit introduces (introduced_blobs(), a
-// tree diff per parent) and the blob index built from them (unique_blobs():
+// tree comparison per parent) and the blob index built from them (unique_blobs():
 // each blob once, attributed to the oldest commit that introduced it).
 // README.md, "Attribution" and "Merges", says why.
 #pragma once
@@ -21,8 +21,8 @@ struct BlobEntry {
 // Appends the blobs (regular and executable files; not links or submodules)
 // that commit `index` introduces: a root commit, every blob of its tree; a
 // commit with parents, every path whose blob differs from that path's blob in
-// each parent. Blobs in `excluded` (sorted) are left out. GitError if an
-// object cannot be read.
+// each parent (README.md, "Attribution"). Blobs in `excluded` (sorted) are
+// left out. GitError if an object cannot be read.
 void introduced_blobs(git_repository* repo, const git_oid& commit, std::uint32_t index,
                       const std::vector<git_oid>& excluded, std::vector<BlobEntry>& out);
 
