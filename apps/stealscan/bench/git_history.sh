@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # apps/stealscan/bench/git_history.sh: `stealscan secrets --git` on a generated
 # history, at -j1 and -j2 (medians of --reps runs, after one untimed run), and
-# the file scan of the checked-out tree for comparison; a Markdown table.
+# the file scan of the checked-out tree for comparison; a Markdown table with
+# wall time and CPU time (user + sys: on a shared machine the steadier figure).
 #
 # The repository is generated fast: a Python script writes a `git fast-import`
 # stream (so this script needs git and python3): --commits commits (default
@@ -140,40 +141,56 @@ read -r nblobs blob_bytes < <(git -C "$repo" cat-file --batch-all-objects --batc
 tree_bytes=$(cd "$repo" && git ls-files -z | xargs -0 cat | wc -c)
 pack_bytes=$(du -sb "$repo/.git/objects/pack" | cut -f1)
 
-now_ns() { date +%s%N; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# time_runs LABEL ARGS...: one untimed run, then $reps timed; prints "median_s findings summary".
+# time_runs ARGS...: one untimed run, then $reps timed (GNU time, or bash's
+# own clock when /usr/bin/time is missing); prints "wall_s cpu_s findings
+# summary" (medians; cpu = user + sys, "-" without GNU time).
 time_runs() {
-  local times=() r t0 t1 findings summary
+  local walls=() cpus=() r t0 t1 findings summary out err tm
+  out=$(mktemp) err=$(mktemp) tm=$(mktemp)
   "$@" >/dev/null 2>&1 || true
   for ((r = 0; r < reps; r++)); do
-    t0=$(now_ns)
-    "$@" >"${TMPDIR:-/tmp}/gitbench.out.$$" 2>"${TMPDIR:-/tmp}/gitbench.err.$$" || true
-    t1=$(now_ns)
-    times+=("$(((t1 - t0) / 1000))")
+    if [[ -x /usr/bin/time ]]; then
+      /usr/bin/time -f '%e %U %S' -o "$tm" "$@" >"$out" 2>"$err" || true
+      read -r wall user sys < <(tail -n1 "$tm")  # a status other than 0 adds a line before it
+      walls+=("$wall")
+      cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')")
+    else
+      t0=$(date +%s%N)
+      "$@" >"$out" 2>"$err" || true
+      t1=$(date +%s%N)
+      walls+=("$(awk -v d="$((t1 - t0))" 'BEGIN { print d / 1e9 }')")
+      cpus+=("-")
+    fi
   done
-  findings=$(grep -c '"RuleID"' "${TMPDIR:-/tmp}/gitbench.out.$$" || true)
-  summary=$(tail -1 "${TMPDIR:-/tmp}/gitbench.err.$$")
-  rm -f "${TMPDIR:-/tmp}/gitbench.out.$$" "${TMPDIR:-/tmp}/gitbench.err.$$"
-  printf '%s\t%s\t%s\n' "$(printf '%s\n' "${times[@]}" | median)" "$findings" "$summary"
+  findings=$(grep -c '"RuleID"' "$out" || true)
+  summary=$(tail -n1 "$err")
+  rm -f "$out" "$err" "$tm"
+  local cpu="-"
+  [[ "${cpus[0]}" != "-" ]] && cpu=$(printf '%s\n' "${cpus[@]}" | median)
+  printf '%s\t%s\t%s\t%s\n' "$(printf '%s\n' "${walls[@]}" | median)" "$cpu" "$findings" "$summary"
 }
 
 echo
 echo "Repository: $ncommits commits, $nblobs blobs ($(awk -v b="$blob_bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB of blob content, packed in $(awk -v b="$pack_bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB); checked-out tree $(awk -v b="$tree_bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB. Medians of $reps runs, $(nproc) CPUs, $(date -u +%Y-%m-%d)."
 echo
-echo "| scan | -j | time (s) | content (MB) | MB/s | findings |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| scan | -j | time (s) | CPU (s) | content (MB) | MB/s | findings |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+row() {  # row LABEL J CONTENT_BYTES ARGS...
+  local label="$1" j="$2" bytes="$3" s cpu findings summary
+  shift 3
+  IFS=$'\t' read -r s cpu findings summary < <(time_runs "$@")
+  awk -v l="$label" -v j="$j" -v s="$s" -v c="$cpu" -v b="$bytes" -v f="$findings" \
+    'BEGIN { printf "| %s | %d | %.2f | %s | %.1f | %.0f | %d |\n", l, j, s, c, b / 1e6, b / 1e6 / s, f }'
+  last_summary="$summary"
+}
 for j in 1 2; do
-  IFS=$'\t' read -r us findings summary < <(time_runs "$bin" secrets --no-progress -j "$j" --format json --git "$repo")
-  awk -v j="$j" -v us="$us" -v b="$blob_bytes" -v f="$findings" \
-    'BEGIN { printf "| `secrets --git` (history) | %d | %.2f | %.1f | %.0f | %d |\n", j, us / 1e6, b / 1e6, b / us, f }'
-  [[ $j == 1 ]] && git_summary="$summary"
+  row '`secrets --git` (history)' "$j" "$blob_bytes" "$bin" secrets --no-progress -j "$j" --format json --git "$repo"
+  [[ $j == 1 ]] && git_summary="$last_summary"
 done
 for j in 1 2; do
-  IFS=$'\t' read -r us findings summary < <(time_runs "$bin" secrets --no-progress -j "$j" --format json "$repo")
-  awk -v j="$j" -v us="$us" -v b="$tree_bytes" -v f="$findings" \
-    'BEGIN { printf "| `secrets` (checked-out tree) | %d | %.2f | %.1f | %.0f | %d |\n", j, us / 1e6, b / 1e6, b / us, f }'
+  row '`secrets` (checked-out tree)' "$j" "$tree_bytes" "$bin" secrets --no-progress -j "$j" --format json "$repo"
 done
 echo
 echo "stealscan's summary (-j1, --git): ${git_summary#stealscan: }"
