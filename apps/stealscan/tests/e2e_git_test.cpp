@@ -202,6 +202,15 @@ TEST(GitSecrets, bad_repositories_and_revisions_exit_2_naming_them) {
   EXPECT_EQ(since_alone.status, 2);
   EXPECT_NE(since_alone.err.find("--since needs --git"), std::string::npos) << since_alone.err;
 
+  // A shallow clone (its .git/shallow names the boundary) is refused, saying so.
+  TestRepo shallow(t.path("shallow"));
+  const git_oid s1 = shallow.commit({{"a.txt", "a\n"}}, {}, "one", "main");
+  shallow.commit({{"a.txt", "b\n"}}, {s1}, "two", "main");
+  t.write("shallow/.git/shallow", TestRepo::hex(s1) + "\n");
+  const ProcessResult cut = secrets({"--git", t.path("shallow")});
+  EXPECT_EQ(cut.status, 2);
+  EXPECT_NE(cut.err.find("is a shallow clone"), std::string::npos) << cut.err;
+
   // An empty repository (unborn HEAD) has nothing to scan.
   TestRepo empty(t.path("empty"));
   const ProcessResult e = secrets({"--git", t.path("empty")});

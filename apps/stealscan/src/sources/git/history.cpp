@@ -52,6 +52,11 @@ int collect_blob(const char* /*root*/, const git_tree_entry* entry, void* payloa
 }  // namespace
 
 History walk_history(git_repository* repo, const std::optional<std::string>& since) {
+  // libgit2 1.5's walk does not stop at a shallow clone's boundary: it would
+  // fail on the first missing parent with "object not found". Said plainly.
+  if (git_repository_is_shallow(repo) == 1)
+    throw GitError(std::string("'") + git_repository_path(repo) +
+                   "' is a shallow clone: its history is cut off; fetch it whole first (git fetch --unshallow)");
   History h;
   git_revwalk* w = nullptr;
   check(git_revwalk_new(&w, repo), "cannot walk the history");

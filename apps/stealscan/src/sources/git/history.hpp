@@ -20,7 +20,7 @@ struct History {
 };
 
 // `since`: anything git_revparse_single takes that peels to a commit; GitError
-// "--since 'X': ..." otherwise.
+// "--since 'X': ..." otherwise. GitError for a shallow clone (not walked yet).
 History walk_history(git_repository* repo, const std::optional<std::string>& since);
 
 }  // namespace stealscan::git
