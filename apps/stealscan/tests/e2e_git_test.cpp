@@ -99,6 +99,21 @@ TEST(GitSecrets, a_blob_in_several_commits_and_paths_is_reported_once_at_its_old
   EXPECT_NE(r.err.find("2 unique blobs"), std::string::npos) << r.err;  // leaked and gone
 }
 
+TEST(GitSecrets, a_blob_added_on_two_branches_goes_to_the_older_commit) {
+  // Whichever tip the walk meets first (the messages vary the ids, so both
+  // orders occur): unrelated commits are ordered by time.
+  for (const char* variant : {"a", "b", "c", "d", "e", "f"}) {
+    TempTree t;
+    TestRepo repo(t.path("repo"));
+    const std::string leaked = token(15) + "\n";
+    const git_oid base = repo.commit({{"README.md", "hi\n"}}, {}, "base", "main", 1500000000);
+    const git_oid older =
+        repo.commit({{"old.txt", leaked}}, {base}, std::string("older ") + variant, "older", 1600000000);
+    repo.commit({{"new.txt", leaked}}, {base}, std::string("newer ") + variant, "newer", 1800000000);
+    EXPECT_EQ(summary(secrets({"--git", t.path("repo")})), (Lines{line(older, "old.txt", 1, token(15))})) << variant;
+  }
+}
+
 TEST(GitSecrets, secrets_only_on_a_branch_or_behind_a_tag_are_found) {
   TempTree t;
   TestRepo repo(t.path("repo"));

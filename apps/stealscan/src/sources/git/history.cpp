@@ -61,7 +61,7 @@ History walk_history(git_repository* repo, const std::optional<std::string>& sin
   git_revwalk* w = nullptr;
   check(git_revwalk_new(&w, repo), "cannot walk the history");
   const RevWalk walk(w);
-  check(git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE), "cannot walk the history");
+  check(git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME | GIT_SORT_REVERSE), "cannot walk the history");
   for (const git_oid& tip : tips(repo)) check(git_revwalk_push(w, &tip), "cannot walk from " + hex(tip));
   if (since) {
     const std::string what = "--since '" + *since + "'";
