@@ -40,7 +40,8 @@ void changed(git_repository* repo, const git_tree* old, const git_tree* tree, co
       Tree old_sub;
       if (o != nullptr && git_tree_entry_filemode(o) == GIT_FILEMODE_TREE) {
         git_tree* os = nullptr;
-        check(git_tree_lookup(&os, repo, git_tree_entry_id(o)), what + ": cannot read a parent's tree " + prefix + name);
+        check(git_tree_lookup(&os, repo, git_tree_entry_id(o)),
+              what + ": cannot read a parent's tree " + prefix + name);
         old_sub.reset(os);
       }
       changed(repo, old_sub.get(), sub, prefix + name + "/", what, out);
