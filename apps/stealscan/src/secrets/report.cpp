@@ -6,16 +6,19 @@
 #include "output/output.hpp"
 
 namespace stealscan::secrets {
-namespace {
-
-constexpr std::string_view kRedacted = "REDACTED";
 
 // Shortest text that reads back as the same float (gitleaks' entropy is a float32).
-std::string entropy_text(double e) {
+std::string report_detail::entropy_text(double e) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(e));
   return std::string(buf, r.ptr);
 }
+
+namespace {
+
+using report_detail::entropy_text;
+
+constexpr std::string_view kRedacted = "REDACTED";
 
 std::string tags_text(const std::vector<std::string>& tags) {
   std::string s = "[";
@@ -98,7 +101,23 @@ void redact(Finding& f) {
   f.secret = kRedacted;
 }
 
-std::string format_report(const std::vector<Finding>& findings, ReportFormat format) {
+std::optional<ReportFormat> report_format_named(std::string_view name) {
+  if (name == "text") return ReportFormat::text;
+  if (name == "json") return ReportFormat::json;
+  if (name == "sarif") return ReportFormat::sarif;
+  if (name == "csv") return ReportFormat::csv;
+  if (name == "junit") return ReportFormat::junit;
+  return std::nullopt;
+}
+
+std::string format_report(const std::vector<Finding>& findings, ReportFormat format, const RuleSet& rules) {
+  switch (format) {
+    case ReportFormat::sarif: return report_detail::sarif_report(findings, rules);
+    case ReportFormat::csv: return report_detail::csv_report(findings);
+    case ReportFormat::junit: return report_detail::junit_report(findings);
+    case ReportFormat::text:
+    case ReportFormat::json: break;
+  }
   std::string b;
   if (format == ReportFormat::text) {
     for (const Finding& f : findings) text_finding(b, f);

@@ -21,6 +21,8 @@ struct SecretsCommand {
   ReportFormat format = ReportFormat::text;
   std::string output = "-";  // --output; "-" is stdout
   bool redact = false;
+  std::vector<std::string> baselines;     // --baseline: previous JSON reports
+  std::vector<std::string> fingerprints;  // --fingerprints: files of fingerprints
   std::size_t workers = 1;
   WalkOptions walk;
   bool binary_as_text = false;
