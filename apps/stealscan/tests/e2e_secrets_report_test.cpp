@@ -1,7 +1,8 @@
 // End to end: the reports of `stealscan secrets` other than text and JSON
-// (SARIF 2.1.0 checked for the fields its schema requires, csv, junit), and
-// the known findings a scan leaves out (--baseline, --fingerprints,
-// .gitleaksignore, fingerprint lines of .stealscanignore).
+// (SARIF 2.1.0 checked for the fields its schema requires, csv, junit), the
+// known findings a scan leaves out (--baseline, --fingerprints,
+// .gitleaksignore, fingerprint lines of .stealscanignore), and what is decoded
+// before matching (base64 blobs, UTF-16 files).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -273,6 +274,97 @@ TEST(SecretsKnown, git_fingerprints_in_either_order_match) {
                         ":github-pat:1\n");
   const ProcessResult r = secrets({"--fingerprints", t.path("fp.txt"), "-f", "csv", t.path("data")});
   EXPECT_EQ(r.status, 1) << r.err;
+}
+
+// ---- decoding --------------------------------------------------------------
+
+std::string base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const auto v = static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16 |
+                   static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8 |
+                   static_cast<unsigned char>(bytes[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out.push_back(kAlphabet[(v >> k) & 63]);
+  }
+  if (i < bytes.size()) {
+    unsigned v = static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+    out.push_back(i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+// "file:rule:line:column-endcolumn=secret [tags]" for each finding of a JSON report.
+std::vector<std::string> brief(const ProcessResult& r, const std::string& root) {
+  std::vector<std::string> out;
+  for (const json& f : json::parse(r.out)) {
+    std::string file = f["File"];
+    if (file.rfind(root + "/", 0) == 0) file = file.substr(root.size() + 1);
+    std::string tags;
+    for (const json& t : f["Tags"]) {
+      if (!tags.empty()) tags.push_back(' ');
+      tags.append(t.get<std::string>());
+    }
+    out.push_back(file + ":" + f["RuleID"].get<std::string>() + ":" + std::to_string(f["StartLine"].get<long>()) +
+                  ":" + std::to_string(f["StartColumn"].get<long>()) + "-" +
+                  std::to_string(f["EndColumn"].get<long>()) + "=" + f["Secret"].get<std::string>() + " [" + tags +
+                  "]");
+  }
+  return out;
+}
+
+TEST(SecretsDecode, a_secret_in_a_base64_blob_is_found_at_the_blob_and_tagged) {
+  TempTree t;
+  const std::string blob = base64("ghp = " + kGithub + "\n");
+  t.write("data/secret.yaml", "kind: Secret\ndata:\n  value: " + blob + "\n");
+  const ProcessResult r = secrets({"-f", "json", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::string where = "secret.yaml:github-pat:3:10-" + std::to_string(9 + blob.size()) + "=";
+  EXPECT_EQ(brief(r, t.path("data")), std::vector<std::string>{where + kGithub + " [github token decoded:base64]"});
+}
+
+TEST(SecretsDecode, base64_inside_base64_is_found_to_the_decode_depth_only) {
+  TempTree t;
+  const std::string inner = base64("x = " + kGithub + "\n");
+  const std::string outer = base64("{\"note\": \"" + inner + "\"}");
+  t.write("data/twice.json", "{\"blob\": \"" + outer + "\"}\n");
+  EXPECT_EQ(brief(secrets({"-f", "json", t.path("data")}), t.path("data")).size(), 1u);
+  EXPECT_TRUE(brief(secrets({"-f", "json", "--decode-depth", "1", t.path("data")}), t.path("data")).empty());
+  t.write("data/once.txt", base64("x = " + kGithub) + "\n");
+  const ProcessResult none = secrets({"-f", "json", "--decode-depth", "0", t.path("data")});
+  EXPECT_EQ(none.status, 0) << none.out;
+  EXPECT_EQ(secrets({"--decode-depth", "9", t.path("data")}).status, 2);
+}
+
+TEST(SecretsDecode, inline_allow_on_the_blob_line_allows_a_decoded_secret) {
+  TempTree t;
+  t.write("data/a.txt", "v: " + base64("x = " + kGithub) + " # stealscan:allow\n");
+  const ProcessResult r = secrets({"-f", "json", t.path("data")});
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+TEST(SecretsDecode, utf16_files_are_read_as_text_in_either_byte_order) {
+  TempTree t;
+  const std::string text = "line one\r\nGH = " + kGithub + "\r\n";
+  std::string le = "\xff\xfe", be = "\xfe\xff", bare;
+  for (const char c : text) {
+    le += std::string{c, '\0'};
+    be += std::string{'\0', c};
+    bare += std::string{c, '\0'};
+  }
+  t.write("data/le.ps1", le);
+  t.write("data/be.txt", be);
+  t.write("data/nobom.reg", bare);
+  const ProcessResult r = secrets({"-f", "json", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::string tail = ":github-pat:2:6-45=" + kGithub + " [github token]";
+  EXPECT_EQ(brief(r, t.path("data")),
+            (std::vector<std::string>{"be.txt" + tail, "le.ps1" + tail, "nobom.reg" + tail}));
 }
 
 }  // namespace

@@ -22,7 +22,10 @@ constexpr std::string_view kRedacted = "REDACTED";
 
 std::string tags_text(const std::vector<std::string>& tags) {
   std::string s = "[";
-  for (std::size_t i = 0; i < tags.size(); ++i) s += (i > 0 ? " " : "") + tags[i];
+  for (std::size_t i = 0; i < tags.size(); ++i) {
+    if (i > 0) s.push_back(' ');
+    s.append(tags[i]);
+  }
   return s + "]";
 }
 
@@ -37,7 +40,7 @@ void text_finding(std::string& b, const Finding& f) {
   field("RuleID", f.rule->id);
   field("Description", f.rule->description);
   field("Entropy", entropy_text(f.entropy));
-  if (!f.rule->tags.empty()) field("Tags", tags_text(f.rule->tags));
+  if (const std::vector<std::string> tags = f.tags(); !tags.empty()) field("Tags", tags_text(tags));
   field("File", f.file);
   if (!f.commit.empty()) {
     field("Commit", f.commit);
@@ -81,9 +84,10 @@ void json_finding(std::string& b, const Finding& f) {
   str("Message", f.message);
   key("Tags");
   b.push_back('[');
-  for (std::size_t i = 0; i < f.rule->tags.size(); ++i) {
+  const std::vector<std::string> tags = f.tags();
+  for (std::size_t i = 0; i < tags.size(); ++i) {
     if (i > 0) b.append(", ");
-    append_json_bytes(b, f.rule->tags[i]);
+    append_json_bytes(b, tags[i]);
   }
   b.append("],\n");
   key("Fingerprint");

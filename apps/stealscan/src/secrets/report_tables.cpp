@@ -79,7 +79,7 @@ std::string csv_report(const std::vector<Finding>& findings) {
                                   f.date,
                                   f.email,
                                   f.fingerprint(),
-                                  tags_csv(f.rule->tags)};
+                                  tags_csv(f.tags())};
     for (std::size_t i = 0; i < std::size(fields); ++i) {
       if (i > 0) b.push_back(',');
       csv_field(b, fields[i]);

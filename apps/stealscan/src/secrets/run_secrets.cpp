@@ -108,7 +108,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   std::unique_ptr<Detector> detector;
   Suppressions known;
   try {
-    detector = std::make_unique<Detector>(choose_rules(cmd));
+    detector = std::make_unique<Detector>(choose_rules(cmd), cmd.decode_depth);
     known = choose_suppressions(cmd, detector->rules());
   } catch (const ConfigError& e) {
     diag.message(e.what());

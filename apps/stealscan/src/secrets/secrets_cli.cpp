@@ -39,6 +39,11 @@ Which files:
   -L, --follow              follow symbolic links
   -a, --text                also binary files (a NUL byte in the first 256 KiB)
       --max-filesize SIZE   skip larger files (default 64M; suffix K, M or G)
+What is decoded:
+      --decode-depth N      scan the text decoded from base64 blobs (24+
+                            characters), and base64 inside that, N layers deep
+                            (default 2; 0 decodes nothing). A finding there is
+                            placed at its blob and tagged decoded:base64
 Performance and reporting:
   -j, --threads N           worker threads (default: the CPUs this process may use)
       --no-progress         no progress line (drawn on stderr when it is a terminal)
@@ -94,6 +99,8 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       flag(c.walk.follow);
     } else if (name == "-a" || name == "--text") {
       flag(c.binary_as_text);
+    } else if (name == "--decode-depth") {
+      c.decode_depth = static_cast<unsigned>(parse_count(name, value(), 0, 8));
     } else if (name == "--max-filesize") {
       c.max_filesize = parse_size(name, value());
     } else if (name == "-j" || name == "--threads") {
