@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ const std::string kBin = STEALSCAN_BIN;
 const std::string kGithub2 = "ghp_" + cyc("zyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONMLKJIHGFEDCBA", 36);
 
 ProcessResult secrets(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "-j", "2"};
+  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "--no-cache", "-j", "2"};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
 }
@@ -258,7 +259,7 @@ TEST(SecretsKnown, gitleaksignore_and_stealscanignore_at_the_root_are_read) {
   t.write("data/.stealscanignore", "skipped.txt\nb.ini:aws-access-key-id:1\n");
   t.write("data/.gitleaksignore", "dir one/a.py:github-pat:2\n");
   const ProcessResult r = run_process({"/bin/sh", "-c", "cd '" + t.path("data") + "' && '" + kBin +
-                                                            "' secrets --no-progress -f csv ."});
+                                                            "' secrets --no-progress --no-cache -f csv ."});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("0 findings (2 more known"), std::string::npos) << r.err;
 }
@@ -365,6 +366,33 @@ TEST(SecretsDecode, utf16_files_are_read_as_text_in_either_byte_order) {
   const std::string tail = ":github-pat:2:6-45=" + kGithub + " [github token]";
   EXPECT_EQ(brief(r, t.path("data")),
             (std::vector<std::string>{"be.txt" + tail, "le.ps1" + tail, "nobom.reg" + tail}));
+}
+
+// ---- start-up -------------------------------------------------------------
+
+TEST(SecretsStartup, keyword_database_is_cached_between_runs_unless_no_cache) {
+  TempTree t;
+  plant(t);
+  const std::vector<std::string> env{"STEALSCAN_CACHE_DIR=" + t.path("cache")};
+  const std::vector<std::string> scan{kBin, "secrets", "--no-progress", "-f", "csv", t.path("data")};
+  const ProcessResult cold = run_process(scan, env);
+  ASSERT_EQ(cold.status, 1) << cold.err;
+  std::vector<std::string> entries;
+  for (const auto& e : std::filesystem::directory_iterator(t.path("cache"))) entries.push_back(e.path().filename());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].rfind("keywords-", 0), 0u) << entries[0];
+  const ProcessResult warm = run_process(scan, env);
+  EXPECT_EQ(warm.status, 1) << warm.err;
+  EXPECT_EQ(warm.out, cold.out);
+  // A corrupt entry: the same report, compiled afresh.
+  std::filesystem::resize_file(t.path("cache/" + entries[0]), 100);
+  EXPECT_EQ(run_process(scan, env).out, cold.out);
+
+  std::vector<std::string> no_cache = scan;
+  no_cache.insert(no_cache.begin() + 2, "--no-cache");
+  const std::vector<std::string> elsewhere{"STEALSCAN_CACHE_DIR=" + t.path("other")};
+  EXPECT_EQ(run_process(no_cache, elsewhere).out, cold.out);
+  EXPECT_FALSE(std::filesystem::exists(t.path("other")));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ const std::string kBin = STEALSCAN_BIN;
 
 
 ProcessResult secrets(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "-j", "3"};
+  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "--no-cache", "-j", "3"};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
 }

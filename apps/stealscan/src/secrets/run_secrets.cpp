@@ -48,8 +48,11 @@ class SecretWork final : public FileWork {
   bool redact_;
 };
 
-// --config, else .stealscan.toml in the first directory operand, else the defaults.
-RuleSet choose_rules(const SecretsCommand& cmd) {
+// --config, else .stealscan.toml in the first directory operand, else the
+// defaults. `from_file` says whether the rules came from a file (whose regexes
+// are then all compiled up front, so that a bad one stops the run before it scans).
+RuleSet choose_rules(const SecretsCommand& cmd, bool& from_file) {
+  from_file = true;
   if (cmd.config) return load_config_file(*cmd.config, default_rule_set());
   for (const std::string& p : cmd.paths) {
     struct stat st;
@@ -58,6 +61,7 @@ RuleSet choose_rules(const SecretsCommand& cmd) {
     if (::access(project.c_str(), F_OK) == 0) return load_config_file(project, default_rule_set());
     break;
   }
+  from_file = false;
   return default_rule_set();
 }
 
@@ -108,7 +112,13 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   std::unique_ptr<Detector> detector;
   Suppressions known;
   try {
-    detector = std::make_unique<Detector>(choose_rules(cmd), cmd.decode_depth);
+    bool from_file = false;
+    RuleSet rules = choose_rules(cmd, from_file);
+    DetectorOptions options;
+    options.decode_depth = cmd.decode_depth;
+    if (!cmd.no_cache) options.cache = DatabaseCache::from_environment();
+    options.compile_now = from_file;
+    detector = std::make_unique<Detector>(std::move(rules), std::move(options));
     known = choose_suppressions(cmd, detector->rules());
   } catch (const ConfigError& e) {
     diag.message(e.what());

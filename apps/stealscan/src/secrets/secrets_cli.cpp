@@ -47,6 +47,9 @@ What is decoded:
 Performance and reporting:
   -j, --threads N           worker threads (default: the CPUs this process may use)
       --no-progress         no progress line (drawn on stderr when it is a terminal)
+      --no-cache            compile the rules' keyword database without reading
+                            or writing the cache ($STEALSCAN_CACHE_DIR, else
+                            $XDG_CACHE_HOME/stealscan, else ~/.cache/stealscan)
   -h, --help                this text
 
 A line holding "stealscan:allow" (or "gitleaks:allow") is never reported.
@@ -105,6 +108,8 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       c.max_filesize = parse_size(name, value());
     } else if (name == "-j" || name == "--threads") {
       c.workers = static_cast<std::size_t>(parse_count(name, value(), 1, 4096));
+    } else if (name == "--no-cache") {
+      flag(c.no_cache);
     } else if (name == "--no-progress") {
       flag(c.no_progress);
     } else if (name == "-h" || name == "--help") {

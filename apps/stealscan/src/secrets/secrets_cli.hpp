@@ -29,6 +29,7 @@ struct SecretsCommand {
   unsigned decode_depth = 2;  // --decode-depth: layers of base64 decoded
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool no_progress = false;
+  bool no_cache = false;  // --no-cache: compile the keyword database, do not keep it
 };
 
 extern const std::string_view kSecretsUsage;
