@@ -3,7 +3,12 @@
 // every error names the file, the rule, the field and the bad value.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "secrets/config_loader.hpp"
 #include "secrets/detector.hpp"
@@ -151,11 +156,83 @@ TEST(SecretsConfig, structural_mistakes_are_named) {
   EXPECT_EQ(error_of("[extend]\nuseDefault = true\ndisabledRules = ['no-such-rule']\n"),
             "rules.toml: [extend]: 'disabledRules' names no default rule: \"no-such-rule\"");
   EXPECT_EQ(error_of("[extend]\ndisabledRules = ['jwt']\n"),
-            "rules.toml: [extend]: 'disabledRules' needs useDefault = true");
+            "rules.toml: [extend]: 'disabledRules' needs useDefault = true or a path");
   EXPECT_EQ(error_of("[extend]\nuseDefault = true\npath = 'base.toml'\n"),
-            "rules.toml: [extend]: 'path' is not supported yet (got \"base.toml\"); use useDefault = true");
+            "rules.toml: [extend]: 'path' cannot be given with useDefault = true (got \"base.toml\"): extend one or "
+            "the other");
   EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\nkeywords = ['']\n"),
             "rules.toml: rules[0] 'a': 'keywords' holds an empty string");
+}
+
+// [extend] path: files written into a temporary directory.
+class ExtendPath : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/stealscan-extend.XXXXXX";
+    ASSERT_NE(::mkdtemp(templ), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string p = dir_ + "/" + name;
+    std::filesystem::create_directories(std::filesystem::path(p).parent_path());
+    std::ofstream(p) << text;
+    return p;
+  }
+  std::vector<std::string> ids(const RuleSet& s) {
+    std::vector<std::string> out;
+    for (const Rule& r : s.rules) out.push_back(r.id);
+    return out;
+  }
+  std::string error_loading(const std::string& path) {
+    try {
+      load_config_file(path, default_rule_set());
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  std::string dir_;
+};
+
+TEST_F(ExtendPath, a_file_extends_another_relative_to_itself_overriding_and_disabling_its_rules) {
+  write("base/base.toml",
+        "[[rules]]\nid = 'a'\nregex = 'aaa'\n[[rules]]\nid = 'b'\nregex = 'bbb'\n[[rules]]\nid = 'c'\nregex = "
+        "'ccc'\n[[allowlists]]\npaths = ['vendor/']\n");
+  const std::string top = write("base/top.toml",
+                                "[extend]\npath = 'base.toml'\ndisabledRules = ['b']\n[[rules]]\nid = 'c'\nregex = "
+                                "'CCC'\n[[rules]]\nid = 'd'\nregex = 'ddd'\n");
+  const RuleSet s = load_config_file(top, default_rule_set());
+  EXPECT_EQ(ids(s), (std::vector<std::string>{"a", "c", "d"}));
+  EXPECT_EQ(s.rules[1].regex, "CCC");
+  ASSERT_EQ(s.allowlists.size(), 1u);
+  EXPECT_EQ(s.allowlists[0].paths, std::vector<std::string>{"vendor/"});
+}
+
+TEST_F(ExtendPath, the_extended_file_may_itself_extend_the_defaults) {
+  write("base.toml", "[extend]\nuseDefault = true\ndisabledRules = ['jwt']\n");
+  const std::string top = write("top.toml", "[extend]\npath = 'base.toml'\n[[rules]]\nid = 'mine'\nregex = 'x'\n");
+  const RuleSet s = load_config_file(top, default_rule_set());
+  EXPECT_EQ(s.rules.size(), default_rule_set().rules.size());  // less jwt, plus mine
+  EXPECT_EQ(ids(s).back(), "mine");
+}
+
+TEST_F(ExtendPath, missing_file_cycle_depth_and_bad_disabled_rule_are_named) {
+  const std::string lone = write("lone.toml", "[extend]\npath = 'nowhere.toml'\n");
+  EXPECT_EQ(error_loading(lone).rfind(dir_ + "/nowhere.toml: cannot read the config file", 0), 0u)
+      << error_loading(lone);
+  const std::string a = write("a.toml", "[extend]\npath = 'b.toml'\n");
+  write("b.toml", "[extend]\npath = 'a.toml'\n");
+  EXPECT_EQ(error_loading(a), dir_ + "/b.toml: [extend]: 'path' makes a cycle: " + dir_ + "/a.toml -> " + dir_ +
+                                  "/b.toml -> " + dir_ + "/a.toml");
+  const std::string self = write("self.toml", "[extend]\npath = 'self.toml'\n");
+  EXPECT_NE(error_loading(self).find("makes a cycle"), std::string::npos);
+  for (int i = 0; i < kMaxExtendDepth + 2; ++i)
+    write("d" + std::to_string(i) + ".toml", "[extend]\npath = 'd" + std::to_string(i + 1) + ".toml'\n");
+  EXPECT_NE(error_loading(dir_ + "/d0.toml").find("files extend each other"), std::string::npos);
+  write("base2.toml", "[[rules]]\nid = 'a'\nregex = 'x'\n");
+  const std::string bad = write("bad.toml", "[extend]\npath = 'base2.toml'\ndisabledRules = ['zzz']\n");
+  EXPECT_EQ(error_loading(bad), bad + ": [extend]: 'disabledRules' names no rule of the extended config: \"zzz\"");
 }
 
 TEST(SecretsConfig, bad_toml_is_named_with_its_line_and_column) {

@@ -4,8 +4,7 @@
 // errors.
 #include "secrets/config_loader.hpp"
 
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,9 +13,12 @@
 
 #include "secrets/ascii.hpp"
 #include "secrets/default_rules.hpp"
+#include "sources/read_all.hpp"
 
 namespace stealscan::secrets {
 namespace {
+
+constexpr std::uint64_t kConfigLimit = std::uint64_t{64} << 20;  // a rule file larger than this is refused
 
 // A value as a message shows it: strings quoted, tables and arrays by kind.
 std::string describe(const toml::node& n) {
@@ -204,45 +206,77 @@ ParsedConfig parse_config(std::string_view text, const std::string& name) {
     const Fields f(*e, name + ": [extend]");
     c.use_default = f.boolean("useDefault");
     c.disabled_rules = f.strings("disabledRules");
-    if (!f.string("path").empty())
-      f.fail("path", "is not supported yet (got \"" + f.string("path") + "\"); use useDefault = true");
+    c.extend_path = f.string("path");
+    if (c.use_default && !c.extend_path.empty())
+      f.fail("path", "cannot be given with useDefault = true (got \"" + c.extend_path + "\"): extend one or the other");
   }
   return c;
 }
 
-RuleSet resolve_config(ParsedConfig config, const RuleSet& defaults) {
-  if (!config.use_default) {
+RuleSet resolve_config(ParsedConfig config, const RuleSet& base) {
+  const bool extends = config.use_default || !config.extend_path.empty();
+  if (!extends) {
     if (!config.disabled_rules.empty())
-      throw ConfigError(config.name + ": [extend]: 'disabledRules' needs useDefault = true");
+      throw ConfigError(config.name + ": [extend]: 'disabledRules' needs useDefault = true or a path");
     return std::move(config.own);
   }
+  const char* base_name = config.use_default ? "default rule" : "rule of the extended config";
   std::unordered_set<std::string> disabled(config.disabled_rules.begin(), config.disabled_rules.end());
   std::unordered_map<std::string, std::size_t> own_ids;
   for (std::size_t i = 0; i < config.own.rules.size(); ++i) own_ids.emplace(config.own.rules[i].id, i);
   RuleSet out;
-  std::unordered_set<std::string> default_ids;
-  for (const Rule& r : defaults.rules) {
-    default_ids.insert(r.id);
+  std::unordered_set<std::string> base_ids;
+  for (const Rule& r : base.rules) {
+    base_ids.insert(r.id);
     if (disabled.count(r.id) == 0 && own_ids.count(r.id) == 0) out.rules.push_back(r);
   }
   for (const std::string& id : config.disabled_rules)
-    if (default_ids.count(id) == 0)
-      throw ConfigError(config.name + ": [extend]: 'disabledRules' names no default rule: \"" + id + "\"");
+    if (base_ids.count(id) == 0)
+      throw ConfigError(config.name + ": [extend]: 'disabledRules' names no " + base_name + ": \"" + id + "\"");
   for (Rule& r : config.own.rules) out.rules.push_back(std::move(r));
-  out.allowlists = defaults.allowlists;
+  out.allowlists = base.allowlists;
   for (Allowlist& a : config.own.allowlists) out.allowlists.push_back(std::move(a));
   return out;
 }
 
+namespace {
+
+// load_config_file() with the chain of files that led here (for cycles and depth).
+RuleSet load_chain(const std::string& path, const RuleSet& defaults, std::vector<std::string>& chain) {
+  std::string text;
+  try {
+    text = read_named_file(path, "config file", kConfigLimit);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(e.what());
+  }
+  ParsedConfig config = parse_config(text, path);
+  if (config.extend_path.empty()) return resolve_config(std::move(config), defaults);
+  std::string next = config.extend_path;
+  if (next.front() != '/') {
+    const std::size_t slash = path.rfind('/');
+    if (slash != std::string::npos) next = path.substr(0, slash + 1) + next;
+  }
+  const auto describe_chain = [&] {
+    std::string c;
+    for (const std::string& p : chain) c.append(p).append(" -> ");
+    return c + path + " -> " + next;
+  };
+  if (std::find(chain.begin(), chain.end(), next) != chain.end() || next == path)
+    throw ConfigError(path + ": [extend]: 'path' makes a cycle: " + describe_chain());
+  if (static_cast<int>(chain.size()) + 1 >= kMaxExtendDepth)
+    throw ConfigError(path + ": [extend]: more than " + std::to_string(kMaxExtendDepth) +
+                      " files extend each other: " + describe_chain());
+  chain.push_back(path);
+  const RuleSet base = load_chain(next, defaults, chain);
+  chain.pop_back();
+  return resolve_config(std::move(config), base);
+}
+
+}  // namespace
+
 RuleSet load_config_file(const std::string& path, const RuleSet& defaults) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read the config file: a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read the config file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read the config file");
-  return resolve_config(parse_config(text.str(), path), defaults);
+  std::vector<std::string> chain;
+  return load_chain(path, defaults, chain);
 }
 
 const RuleSet& default_rule_set() {

@@ -16,20 +16,25 @@ struct ParsedConfig {
   std::string name;  // the file, for messages
   RuleSet own;
   bool use_default = false;                 // [extend] useDefault = true
+  std::string extend_path;                  // [extend] path: another config file
   std::vector<std::string> disabled_rules;  // [extend] disabledRules
 };
 
 // Parses `text`; `name` is the file name shown in messages.
 ParsedConfig parse_config(std::string_view text, const std::string& name);
 
-// The rule set a config stands for: its own rules, after the default rules
-// (less disabledRules) when it extends them; an own rule with a default rule's
-// id replaces it. Throws ConfigError for a disabledRules id that is not a
-// default rule.
-RuleSet resolve_config(ParsedConfig config, const RuleSet& defaults);
+// The rule set a config stands for: its own rules, after the rules it extends
+// (`base`: the defaults for useDefault, the resolved file for path, nothing
+// otherwise) less disabledRules; an own rule with a base rule's id replaces it,
+// and the base's global allowlists come first. Throws ConfigError for a
+// disabledRules id that is not a base rule, or disabledRules without a base.
+RuleSet resolve_config(ParsedConfig config, const RuleSet& base);
 
-// Reads and resolves a config file (ConfigError if it cannot be read).
+// Reads and resolves a config file, following [extend] path (relative to the
+// extending file's directory; at most kMaxExtendDepth files deep, no cycles).
+// ConfigError if any file cannot be read or is bad.
 RuleSet load_config_file(const std::string& path, const RuleSet& defaults);
+inline constexpr int kMaxExtendDepth = 8;
 
 // The built-in rules (default_rules.toml, embedded at build time).
 const RuleSet& default_rule_set();

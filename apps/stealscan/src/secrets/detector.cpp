@@ -2,8 +2,10 @@
 #include "secrets/detector.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <unordered_map>
 
+#include "secrets/base64_blobs.hpp"
 #include "secrets/entropy.hpp"
 #include "secrets/line_index.hpp"
 
@@ -25,33 +27,49 @@ bool has_inline_allow(std::string_view lines) {
 
 }  // namespace
 
+// A rule compiled. Its regex is compiled on first use (most rules never see
+// their keyword in a small scan, and compiling all of them was most of the
+// start-up); std::call_once makes that safe from any worker and publishes the
+// regex and its group to every later caller.
 struct Detector::Compiled {
+  explicit Compiled(const Rule* r) : rule(r) {}
   const Rule* rule;
-  std::unique_ptr<RE2> regex;  // null: a path-only rule
-  std::unique_ptr<RE2> path;   // null: any file
-  int group = 0;               // the secret's capture group (0: the whole match)
+  std::unique_ptr<RE2> path;  // null: any file
   std::vector<AllowlistCheck> allowlists;
   std::vector<const AllowlistCheck*> global;  // the global allowlists that target this rule
+
+  // The rule's regex; throws ConfigError for a bad one (see the constructor).
+  const RE2& regex() const {
+    std::call_once(once_, [this] {
+      auto re = compile_config_regex(rule->regex, rule->where, "regex");
+      const int groups = re->NumberOfCapturingGroups();
+      if (rule->secret_group && *rule->secret_group > groups)
+        throw ConfigError(rule->where + ": 'secretGroup' is " + std::to_string(*rule->secret_group) +
+                          " but 'regex' has " + std::to_string(groups) + " capture group" + (groups == 1 ? "" : "s"));
+      group_ = rule->secret_group.value_or(groups >= 1 ? 1 : 0);
+      regex_ = std::move(re);
+    });
+    return *regex_;
+  }
+  // The secret's capture group (0: the whole match); after regex().
+  int group() const noexcept { return group_; }
+
+ private:
+  mutable std::once_flag once_;
+  mutable std::unique_ptr<RE2> regex_;
+  mutable int group_ = 0;
 };
 
-Detector::Detector(RuleSet rules) : rules_(std::move(rules)), keywords_(keywords_of(rules_)) {
+Detector::Detector(RuleSet rules, DetectorOptions options)
+    : rules_(std::move(rules)), keywords_(keywords_of(rules_), options.cache), decode_depth_(options.decode_depth) {
   std::unordered_map<std::string_view, std::size_t> by_id;
-  compiled_.reserve(rules_.rules.size());
   for (const Rule& r : rules_.rules) {
     by_id.emplace(r.id, compiled_.size());
-    Compiled c{&r, nullptr, nullptr, 0, {}, {}};
-    if (!r.regex.empty()) {
-      c.regex = compile_config_regex(r.regex, r.where, "regex");
-      const int groups = c.regex->NumberOfCapturingGroups();
-      if (r.secret_group && *r.secret_group > groups)
-        throw ConfigError(r.where + ": 'secretGroup' is " + std::to_string(*r.secret_group) + " but 'regex' has " +
-                          std::to_string(groups) + " capture group" + (groups == 1 ? "" : "s"));
-      c.group = r.secret_group.value_or(groups >= 1 ? 1 : 0);
-    }
+    Compiled& c = compiled_.emplace_back(&r);
     if (!r.path.empty()) c.path = compile_config_regex(r.path, r.where, "path");
     for (const Allowlist& a : r.allowlists) c.allowlists.emplace_back(a);
-    compiled_.push_back(std::move(c));
   }
+  if (options.compile_now) compile_all();
   global_.reserve(rules_.allowlists.size());
   for (const Allowlist& a : rules_.allowlists) global_.emplace_back(a);
   for (std::size_t g = 0; g < rules_.allowlists.size(); ++g) {
@@ -70,6 +88,11 @@ Detector::Detector(RuleSet rules) : rules_(std::move(rules)), keywords_(keywords
 
 Detector::~Detector() = default;
 
+void Detector::compile_all() const {
+  for (const Compiled& c : compiled_)
+    if (!c.rule->regex.empty()) (void)c.regex();
+}
+
 bool Detector::allowed(const Compiled& rule, const Candidate& c) const {
   const auto allows = [&](const AllowlistCheck* a) { return a->allows(c); };
   for (const AllowlistCheck& a : rule.allowlists)
@@ -79,12 +102,19 @@ bool Detector::allowed(const Compiled& rule, const Candidate& c) const {
 
 void Detector::scan(std::string_view path, std::string_view text, Scratch& s, std::vector<Finding>& out,
                     std::string_view commit) const {
+  scan_layer(path, commit, text, nullptr, 0, s, out);
+}
+
+// One layer: the file's bytes (blob null), or text decoded from a blob of them.
+void Detector::scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
+                          unsigned depth, Scratch& s, std::vector<Finding>& out) const {
   keywords_.rules_for(text, s.keywords_, s.rules_);
   LineIndex lines(text);
   for (const std::size_t r : s.rules_) {
     const Compiled& c = compiled_[r];
     if (c.path != nullptr && !RE2::PartialMatch(path, *c.path)) continue;
-    if (c.regex == nullptr) {
+    if (c.rule->regex.empty()) {
+      if (blob != nullptr) continue;  // the file was found by its path already
       // A path-only rule: the file itself is the finding.
       const Candidate cand{path, {}, {}, {}, commit};
       if (allowed(c, cand)) continue;
@@ -95,17 +125,28 @@ void Detector::scan(std::string_view path, std::string_view text, Scratch& s, st
       out.push_back(std::move(f));
       continue;
     }
-    scan_rule(c, path, commit, text, lines, s, out);
+    scan_rule(c, path, commit, text, lines, blob, s, out);
   }
+  if (depth >= decode_depth_) return;
+  // s.rules_ is free again: a nested layer may reuse the scratch.
+  std::string decoded;
+  for_each_base64_blob(text, [&](std::size_t begin, std::size_t end) {
+    decoded.clear();
+    if (!decode_base64(text.substr(begin, end - begin), decoded) || !decoded_is_text(decoded)) return;
+    // Positions stay those of the outermost blob in the file.
+    const Blob inner = blob != nullptr ? *blob : Blob{&lines, begin, end};
+    scan_layer(path, commit, decoded, &inner, depth + 1, s, out);
+  });
 }
 
 void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,
-                         LineIndex& lines, Scratch& s, std::vector<Finding>& out) const {
-  s.groups_.assign(static_cast<std::size_t>(c.regex->NumberOfCapturingGroups()) + 1, re2::StringPiece());
+                         LineIndex& lines, const Blob* blob, Scratch& s, std::vector<Finding>& out) const {
+  const RE2& regex = c.regex();
+  s.groups_.assign(static_cast<std::size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
   const int n = static_cast<int>(s.groups_.size());
   std::size_t pos = 0;
   while (pos <= text.size() &&
-         c.regex->Match(re2::StringPiece(text.data(), text.size()), pos, text.size(), RE2::UNANCHORED,
+         regex.Match(re2::StringPiece(text.data(), text.size()), pos, text.size(), RE2::UNANCHORED,
                         s.groups_.data(), n)) {
     re2::StringPiece whole = s.groups_[0];
     const auto begin = static_cast<std::size_t>(whole.data() - text.data());
@@ -116,7 +157,7 @@ void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_v
     while (!whole.empty() && (whole[whole.size() - 1] == '\n' || whole[whole.size() - 1] == '\r'))
       whole.remove_suffix(1);
     const std::size_t end = begin + whole.size();
-    re2::StringPiece secret = s.groups_[static_cast<std::size_t>(c.group)];
+    re2::StringPiece secret = s.groups_[static_cast<std::size_t>(c.group())];
     if (secret.data() == nullptr) {
       if (c.rule->secret_group) continue;  // the named group took no part in this match
       secret = whole;
@@ -128,11 +169,17 @@ void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_v
     const std::string_view line_text = lines.lines(begin, end);
     if (allowed(c, Candidate{path, match_text, secret_text, line_text, commit})) continue;
     if (has_inline_allow(line_text)) continue;
+    // A decoded match is placed at its blob, whose lines may allow it too.
+    LineIndex& place = blob != nullptr ? *blob->file_lines : lines;
+    const std::size_t from_at = blob != nullptr ? blob->begin : begin;
+    const std::size_t to_at = blob != nullptr ? blob->end : end;
+    if (blob != nullptr && has_inline_allow(place.lines(from_at, to_at))) continue;
     Finding f;
     f.rule = c.rule;
     f.file = path;
-    const LineIndex::Position from = lines.at(begin);
-    const LineIndex::Position to = lines.at(end > begin ? end - 1 : begin);
+    if (blob != nullptr) f.decoded = "base64";
+    const LineIndex::Position from = place.at(from_at);
+    const LineIndex::Position to = place.at(to_at > from_at ? to_at - 1 : from_at);
     f.start_line = from.line;
     f.start_column = from.column;
     f.end_line = to.line;

@@ -6,12 +6,14 @@
 // Detector::Scratch.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string_view>
 #include <vector>
 
 #include <re2/re2.h>
 
+#include "match/database_cache.hpp"
 #include "secrets/allowlist_check.hpp"
 #include "secrets/finding.hpp"
 #include "secrets/keyword_filter.hpp"
@@ -21,16 +23,31 @@ namespace stealscan::secrets {
 
 class LineIndex;
 
+struct DetectorOptions {
+  // How many layers of base64 are decoded (0: none; 2: base64 inside base64).
+  unsigned decode_depth = 2;
+  // Where the compiled keyword database is kept between runs (default: nowhere).
+  DatabaseCache cache;
+  // Compile every rule's regex in the constructor, so that a bad one is a
+  // ConfigError there; otherwise each is compiled when a file first needs it
+  // (for the built-in rules, which the tests compile).
+  bool compile_now = true;
+};
+
 class Detector {
  public:
   // Throws ConfigError naming the rule for a bad regex, a secretGroup the regex
   // does not have, or a targetRules id that no rule has.
-  explicit Detector(RuleSet rules);
+  explicit Detector(RuleSet rules, DetectorOptions options = {});
   ~Detector();
   Detector(const Detector&) = delete;
   Detector& operator=(const Detector&) = delete;
 
   [[nodiscard]] const RuleSet& rules() const noexcept { return rules_; }
+
+  // Compiles every rule's regex not compiled yet; throws ConfigError for the
+  // first bad one (the constructor does this unless compile_now is false).
+  void compile_all() const;
 
   class Scratch {
    public:
@@ -50,14 +67,24 @@ class Detector {
 
  private:
   struct Compiled;
+  // Where a decoded text came from: the blob [begin, end) of the file's own
+  // bytes, whose lines give the findings' positions.
+  struct Blob {
+    LineIndex* file_lines;
+    std::size_t begin, end;
+  };
+  // `commit`: as scan()'s, for the allowlists.
+  void scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
+                  unsigned depth, Scratch& scratch, std::vector<Finding>& out) const;
   void scan_rule(const Compiled& rule, std::string_view path, std::string_view commit, std::string_view text,
-                 LineIndex& lines, Scratch& scratch, std::vector<Finding>& out) const;
+                 LineIndex& lines, const Blob* blob, Scratch& scratch, std::vector<Finding>& out) const;
   [[nodiscard]] bool allowed(const Compiled& rule, const Candidate& c) const;
 
   RuleSet rules_;
-  std::vector<Compiled> compiled_;  // one per rule, in order
+  std::deque<Compiled> compiled_;  // one per rule, in order (a deque: Compiled does not move)
   std::vector<AllowlistCheck> global_;
   KeywordFilter keywords_;
+  unsigned decode_depth_;
 };
 
 }  // namespace stealscan::secrets

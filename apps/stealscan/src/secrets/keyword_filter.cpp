@@ -13,6 +13,8 @@
 namespace stealscan::secrets {
 namespace {
 
+constexpr unsigned kFlags = HS_FLAG_CASELESS | HS_FLAG_SINGLEMATCH;  // each keyword reported once
+
 int on_keyword(unsigned int id, unsigned long long, unsigned long long, unsigned int, void* ctx) {
   static_cast<std::vector<char>*>(ctx)->at(id) = 1;
   return 0;
@@ -20,7 +22,8 @@ int on_keyword(unsigned int id, unsigned long long, unsigned long long, unsigned
 
 }  // namespace
 
-KeywordFilter::KeywordFilter(const std::vector<std::vector<std::string>>& keywords) : keywords_of_(keywords.size()) {
+KeywordFilter::KeywordFilter(const std::vector<std::vector<std::string>>& keywords, const DatabaseCache& cache)
+    : keywords_of_(keywords.size()) {
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t r = 0; r < keywords.size(); ++r) {
     for (const std::string& k : keywords[r]) {
@@ -33,22 +36,29 @@ KeywordFilter::KeywordFilter(const std::vector<std::vector<std::string>>& keywor
     }
   }
   if (keywords_.empty() || hs_valid_platform() != HS_SUCCESS) return;
-  std::vector<const char*> exprs;
-  std::vector<std::size_t> lengths;
-  std::vector<unsigned> flags(keywords_.size(), HS_FLAG_CASELESS | HS_FLAG_SINGLEMATCH);
-  std::vector<unsigned> ids;
-  for (std::size_t k = 0; k < keywords_.size(); ++k) {
-    exprs.push_back(keywords_[k].data());
-    lengths.push_back(keywords_[k].size());
-    ids.push_back(static_cast<unsigned>(k));
-  }
-  hs_compile_error_t* err = nullptr;
-  if (hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lengths.data(),
-                           static_cast<unsigned>(keywords_.size()), HS_MODE_BLOCK, nullptr, &db_, &err) != HS_SUCCESS) {
-    const std::string reason = err != nullptr && err->message != nullptr ? err->message : "unknown error";
-    hs_free_compile_error(err);
-    throw std::runtime_error("cannot compile the rules' keywords: " + reason);
-  }
+  // The cache key: everything the compilation below depends on.
+  std::string key = "keywords block flags=" + std::to_string(kFlags);
+  for (const std::string& k : keywords_) key.append("\n").append(std::to_string(k.size())).append(":").append(k);
+  db_ = cache.load_or_compile("keywords", key, [this] {
+    std::vector<const char*> exprs;
+    std::vector<std::size_t> lengths;
+    std::vector<unsigned> flags(keywords_.size(), kFlags);
+    std::vector<unsigned> ids;
+    for (std::size_t k = 0; k < keywords_.size(); ++k) {
+      exprs.push_back(keywords_[k].data());
+      lengths.push_back(keywords_[k].size());
+      ids.push_back(static_cast<unsigned>(k));
+    }
+    hs_database_t* db = nullptr;
+    hs_compile_error_t* err = nullptr;
+    if (hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lengths.data(),
+                             static_cast<unsigned>(keywords_.size()), HS_MODE_BLOCK, nullptr, &db, &err) != HS_SUCCESS) {
+      const std::string reason = err != nullptr && err->message != nullptr ? err->message : "unknown error";
+      hs_free_compile_error(err);
+      throw std::runtime_error("cannot compile the rules' keywords: " + reason);
+    }
+    return db;
+  });
 }
 
 KeywordFilter::~KeywordFilter() { hs_free_database(db_); }

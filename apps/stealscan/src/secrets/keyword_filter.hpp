@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "match/database_cache.hpp"
+
 struct hs_database;
 struct hs_scratch;
 
@@ -19,7 +21,8 @@ namespace stealscan::secrets {
 class KeywordFilter {
  public:
   // keywords[r]: rule r's keywords, lower case (empty: the rule always runs).
-  explicit KeywordFilter(const std::vector<std::vector<std::string>>& keywords);
+  // The compiled database comes from `cache` when it holds this keyword set.
+  KeywordFilter(const std::vector<std::vector<std::string>>& keywords, const DatabaseCache& cache);
   ~KeywordFilter();
   KeywordFilter(const KeywordFilter&) = delete;
   KeywordFilter& operator=(const KeywordFilter&) = delete;

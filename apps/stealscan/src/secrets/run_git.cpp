@@ -19,8 +19,10 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string summary(const git::History& h, const GitCounts& c, std::size_t findings) {
-  return plural(findings, "finding", "findings") + " in " + plural(c.matched, "blob", "blobs") + " (" +
+std::string summary(const git::History& h, const GitCounts& c, std::size_t findings, std::size_t known) {
+  const std::string more =
+      known > 0 ? " (" + std::to_string(known) + " more known: baseline or fingerprints)" : std::string();
+  return plural(findings, "finding", "findings") + more + " in " + plural(c.matched, "blob", "blobs") + " (" +
          plural(h.commits.size(), "commit", "commits") + ", " + plural(c.unique_blobs, "unique blob", "unique blobs") +
          ": " + std::to_string(c.scanned) + " scanned, " + std::to_string(c.binary) + " binary and " +
          std::to_string(c.too_large) + " too large skipped; " + plural(c.diff_tasks, "diff task", "diff tasks") +
@@ -47,7 +49,8 @@ void fill_commit_fields(git_repository* repo, std::vector<Finding>& findings) {
 
 }  // namespace
 
-int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, std::ofstream& file, Diagnostics& diag) {
+int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const Suppressions& known,
+                     std::ofstream& file, Diagnostics& diag) {
   const std::string& path = cmd.paths.front();
   GitScanResult result;
   git::History history;
@@ -70,8 +73,9 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, std::o
     return kError;
   }
   std::vector<Finding>& findings = result.findings;
+  const std::size_t suppressed = known.filter(findings);
   std::sort(findings.begin(), findings.end(), report_order);
-  const std::string report = format_report(findings, cmd.format);
+  const std::string report = format_report(findings, cmd.format, detector.rules());
   if (file.is_open()) {
     file << report;
     file.close();
@@ -82,7 +86,7 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, std::o
   } else {
     std::cout << report << std::flush;
   }
-  diag.message(summary(history, result.counts, findings.size()));
+  diag.message(summary(history, result.counts, findings.size(), suppressed));
   if (result.counts.errors > 0) return kError;
   return findings.empty() ? kNoFindings : kFindings;
 }

@@ -2,7 +2,8 @@
 // command to its exit status: the repository opened, its history walked
 // (sources/git/history.hpp), the blobs scanned (git_scan.hpp), each finding
 // given its commit's author, email, date and message, the allowlists'
-// commits applied (in the Detector), the report written.
+// commits applied (in the Detector), known findings left out, the report
+// written.
 #pragma once
 
 #include <fstream>
@@ -10,10 +11,13 @@
 #include "output/diagnostics.hpp"
 #include "secrets/detector.hpp"
 #include "secrets/secrets_cli.hpp"
+#include "secrets/suppressions.hpp"
 
 namespace stealscan::secrets {
 
-// `file`: the open --output file, or closed for stdout.
-int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, std::ofstream& file, Diagnostics& diag);
+// `file`: the open --output file, or closed for stdout; `known`: the findings
+// to leave out (--baseline, --fingerprints, .gitleaksignore), as for files.
+int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const Suppressions& known,
+                     std::ofstream& file, Diagnostics& diag);
 
 }  // namespace stealscan::secrets

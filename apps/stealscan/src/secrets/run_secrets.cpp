@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <system_error>
+#include <unordered_set>
 
 #include <stealpool/cpu_count.hpp>
 
@@ -20,6 +21,7 @@
 #include "secrets/detector.hpp"
 #include "secrets/run_git.hpp"
 #include "secrets/secrets_cli.hpp"
+#include "secrets/suppressions.hpp"
 
 namespace stealscan::secrets {
 namespace {
@@ -47,8 +49,11 @@ class SecretWork final : public FileWork {
   bool redact_;
 };
 
-// --config, else .stealscan.toml in the first directory operand, else the defaults.
-RuleSet choose_rules(const SecretsCommand& cmd) {
+// --config, else .stealscan.toml in the first directory operand, else the
+// defaults. `from_file` says whether the rules came from a file (whose regexes
+// are then all compiled up front, so that a bad one stops the run before it scans).
+RuleSet choose_rules(const SecretsCommand& cmd, bool& from_file) {
+  from_file = true;
   if (cmd.config) return load_config_file(*cmd.config, default_rule_set());
   for (const std::string& p : cmd.paths) {
     struct stat st;
@@ -57,14 +62,36 @@ RuleSet choose_rules(const SecretsCommand& cmd) {
     if (::access(project.c_str(), F_OK) == 0) return load_config_file(project, default_rule_set());
     break;
   }
+  from_file = false;
   return default_rule_set();
 }
 
-std::string summary(const Totals& t, std::size_t findings) {
-  return std::to_string(findings) + (findings == 1 ? " finding" : " findings") + " in " +
-         std::to_string(t.matched_files) + (t.matched_files == 1 ? " file" : " files") + " (" +
-         std::to_string(t.files) + " scanned, " + std::to_string(t.binary) + " binary and " +
-         std::to_string(t.too_large) + " too large skipped)";
+// --baseline and --fingerprints; without --fingerprints, the fingerprint
+// lines of .gitleaksignore and .stealscanignore in each directory operand.
+Suppressions choose_suppressions(const SecretsCommand& cmd, const RuleSet& rules) {
+  Suppressions known;
+  for (const std::string& b : cmd.baselines) known.add_baseline_file(b);
+  for (const std::string& f : cmd.fingerprints) known.add_fingerprint_file(f);
+  if (!cmd.fingerprints.empty()) return known;
+  std::unordered_set<std::string> ids;
+  for (const Rule& r : rules.rules) ids.insert(r.id);
+  for (const std::string& p : cmd.paths) {
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    const std::string gitleaks = p + "/.gitleaksignore";
+    if (::access(gitleaks.c_str(), F_OK) == 0) known.add_fingerprint_file(gitleaks);
+    known.add_shared_ignore_file(p + "/.stealscanignore", ids);
+  }
+  return known;
+}
+
+std::string summary(const Totals& t, std::size_t findings, std::size_t known) {
+  std::string s = std::to_string(findings) + (findings == 1 ? " finding" : " findings");
+  if (known > 0) s.append(" (").append(std::to_string(known)).append(" more known: baseline or fingerprints)");
+  s.append(" in ").append(std::to_string(t.matched_files)).append(t.matched_files == 1 ? " file" : " files");
+  s.append(" (").append(std::to_string(t.files)).append(" scanned, ").append(std::to_string(t.binary));
+  s.append(" binary and ").append(std::to_string(t.too_large)).append(" too large skipped)");
+  return s;
 }
 
 }  // namespace
@@ -84,8 +111,16 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   if (cmd.paths.empty()) cmd.paths.push_back(".");
   if (!check_operands(cmd.paths, diag)) return kError;
   std::unique_ptr<Detector> detector;
+  Suppressions known;
   try {
-    detector = std::make_unique<Detector>(choose_rules(cmd));
+    bool from_file = false;
+    RuleSet rules = choose_rules(cmd, from_file);
+    DetectorOptions options;
+    options.decode_depth = cmd.decode_depth;
+    if (!cmd.no_cache) options.cache = DatabaseCache::from_environment();
+    options.compile_now = from_file;
+    detector = std::make_unique<Detector>(std::move(rules), std::move(options));
+    known = choose_suppressions(cmd, detector->rules());
   } catch (const ConfigError& e) {
     diag.message(e.what());
     return kError;
@@ -99,7 +134,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
       return kError;
     }
   }
-  if (cmd.git) return git_secrets_main(cmd, *detector, file, diag);
+  if (cmd.git) return git_secrets_main(cmd, *detector, known, file, diag);
 
   std::vector<Tally> tallies(cmd.workers + 1);
   std::vector<std::vector<Finding>> found(cmd.workers);
@@ -123,8 +158,9 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
 
   std::vector<Finding> findings;
   for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(findings));
+  const std::size_t suppressed = known.filter(findings);
   std::sort(findings.begin(), findings.end(), report_order);
-  const std::string report = format_report(findings, cmd.format);
+  const std::string report = format_report(findings, cmd.format, detector->rules());
   if (file.is_open()) {
     file << report;
     file.close();
@@ -135,7 +171,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   } else {
     std::cout << report << std::flush;
   }
-  diag.message(summary(totals, findings.size()));
+  diag.message(summary(totals, findings.size(), suppressed));
   if (totals.errors > 0) return kError;
   return findings.empty() ? kNoFindings : kFindings;
 }

@@ -18,7 +18,8 @@ Rules:
   -c, --config FILE         the rules to use (gitleaks' format; [extend] useDefault
                             = true adds them to the built-in rules)
 Report (sorted by file, line, column, rule):
-  -f, --format FORMAT       text (default) or json (an array, gitleaks' field names)
+  -f, --format FORMAT       text (default), json (an array, gitleaks' field
+                            names), sarif (SARIF 2.1.0), csv or junit
   -o, --output FILE         write the report to FILE ('-': stdout, the default)
       --redact              show REDACTED instead of each secret
 Git history:
@@ -27,6 +28,15 @@ Git history:
                             each once, attributed to the oldest commit adding it
       --since COMMIT        with --git: only commits not reachable from COMMIT,
                             and only blobs they add
+Known findings (not reported; the summary counts them):
+  -b, --baseline FILE       the findings of FILE, a previous JSON report (ours or
+                            gitleaks'), matched by rule, file, commit, place
+                            and secret; repeatable
+      --fingerprints FILE   the findings whose fingerprints FILE lists, one a
+                            line ('#' comments); repeatable. Without it, the
+                            fingerprints in .gitleaksignore and the lines of
+                            .stealscanignore that end in :RULE:LINE, in each
+                            directory PATH, are used
 Which files:
       --hidden              also hidden files and directories
       --no-ignore           do not honour ignore files (.gitignore, .ignore, ...)
@@ -35,9 +45,17 @@ Which files:
   -L, --follow              follow symbolic links
   -a, --text                also binary files (a NUL byte in the first 256 KiB)
       --max-filesize SIZE   skip larger files (default 64M; suffix K, M or G)
+What is decoded:
+      --decode-depth N      scan the text decoded from base64 blobs (24+
+                            characters), and base64 inside that, N layers deep
+                            (default 2; 0 decodes nothing). A finding there is
+                            placed at its blob and tagged decoded:base64
 Performance and reporting:
   -j, --threads N           worker threads (default: the CPUs this process may use)
       --no-progress         no progress line (drawn on stderr when it is a terminal)
+      --no-cache            compile the rules' keyword database without reading
+                            or writing the cache ($STEALSCAN_CACHE_DIR, else
+                            $XDG_CACHE_HOME/stealscan, else ~/.cache/stealscan)
   -h, --help                this text
 
 A line holding "stealscan:allow" (or "gitleaks:allow") is never reported.
@@ -48,7 +66,7 @@ missing path, an unreadable file), also when there were findings.
 namespace {
 
 // Short options that take a value, which may be glued to them ("-j4").
-constexpr std::string_view kShortWithValue = "cfogj";
+constexpr std::string_view kShortWithValue = "cfogjb";
 
 }  // namespace
 
@@ -67,16 +85,15 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       c.config = value();
     } else if (name == "-f" || name == "--format") {
       const std::string v = value();
-      if (v == "text") {
-        c.format = ReportFormat::text;
-      } else if (v == "json") {
-        c.format = ReportFormat::json;
-      } else {
-        throw UsageError("invalid " + name + " '" + v +
-                         "': expected text or json (sarif, csv and junit are not done yet)");
-      }
+      const std::optional<ReportFormat> format = report_format_named(v);
+      if (!format) throw UsageError("invalid " + name + " '" + v + "': expected text, json, sarif, csv or junit");
+      c.format = *format;
     } else if (name == "-o" || name == "--output") {
       c.output = value();
+    } else if (name == "-b" || name == "--baseline" || name == "--baseline-path") {
+      c.baselines.push_back(value());
+    } else if (name == "--fingerprints") {
+      c.fingerprints.push_back(value());
     } else if (name == "--redact") {
       flag(c.redact);
     } else if (name == "--hidden") {
@@ -91,10 +108,14 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       flag(c.walk.follow);
     } else if (name == "-a" || name == "--text") {
       flag(c.binary_as_text);
+    } else if (name == "--decode-depth") {
+      c.decode_depth = static_cast<unsigned>(parse_count(name, value(), 0, 8));
     } else if (name == "--max-filesize") {
       c.max_filesize = parse_size(name, value());
     } else if (name == "-j" || name == "--threads") {
       c.workers = static_cast<std::size_t>(parse_count(name, value(), 1, 4096));
+    } else if (name == "--no-cache") {
+      flag(c.no_cache);
     } else if (name == "--no-progress") {
       flag(c.no_progress);
     } else if (name == "--git") {

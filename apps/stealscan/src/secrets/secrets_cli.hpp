@@ -21,11 +21,15 @@ struct SecretsCommand {
   ReportFormat format = ReportFormat::text;
   std::string output = "-";  // --output; "-" is stdout
   bool redact = false;
+  std::vector<std::string> baselines;     // --baseline: previous JSON reports
+  std::vector<std::string> fingerprints;  // --fingerprints: files of fingerprints
   std::size_t workers = 1;
   WalkOptions walk;
   bool binary_as_text = false;
+  unsigned decode_depth = 2;  // --decode-depth: layers of base64 decoded
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool no_progress = false;
+  bool no_cache = false;  // --no-cache: compile the keyword database, do not keep it
   bool git = false;                  // --git: the history of the repository at the one PATH
   std::optional<std::string> since;  // --since COMMIT (with --git)
 };
