@@ -181,6 +181,24 @@ TEST(GitSecrets, an_allowlists_commits_drop_that_commits_findings_only) {
             (Lines{line(c1, "a.txt", 1, token(10)), line(c2, "b.txt", 1, token(11))}));
 }
 
+TEST(GitSecrets, a_baseline_or_fingerprint_leaves_out_known_git_findings) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  const git_oid c1 = repo.commit({{"a.txt", token(16) + "\n"}}, {}, "one", "main");
+  const git_oid c2 = repo.commit({{"a.txt", token(16) + "\n"}, {"b.txt", token(17) + "\n"}}, {c1}, "two", "main");
+  const ProcessResult before = secrets({"--git", "-o", t.path("baseline.json"), t.path("repo")});
+  EXPECT_EQ(before.status, 1) << before.err;
+  repo.commit({{"a.txt", token(16) + "\n"}, {"b.txt", token(17) + "\n"}, {"c.txt", token(18) + "\n"}}, {c2},
+              "three", "main");
+  const ProcessResult after = secrets({"--git", "--baseline", t.path("baseline.json"), t.path("repo")});
+  EXPECT_EQ(after.status, 1) << after.err;
+  ASSERT_EQ(findings(after).size(), 1U) << after.out;
+  EXPECT_EQ(findings(after)[0]["File"].str, "c.txt");
+  EXPECT_NE(after.err.find("2 more known"), std::string::npos) << after.err;
+  t.write("fp.txt", TestRepo::hex(c2) + ":b.txt:github-pat:1\n");
+  EXPECT_EQ(findings(secrets({"--git", "--fingerprints", t.path("fp.txt"), t.path("repo")})).size(), 2U);
+}
+
 TEST(GitSecrets, binary_and_too_large_blobs_are_skipped_and_counted) {
   TempTree t;
   TestRepo repo(t.path("repo"));
