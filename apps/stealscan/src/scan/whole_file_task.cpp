@@ -43,6 +43,7 @@ void run_file(const WholeFileShared& sh, const ScanTask& t, std::string_view sho
     return;
   }
   const std::string_view bytes(s.buffer);
+  if (s.archives != nullptr && s.archives->scan_if_archive(shown, bytes, *s.work)) return;  // before: archives hold NULs
   if (!sh.settings.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
     Tally::add(s.tally->binary, 1);
     return;

@@ -16,6 +16,7 @@
 #include "output/diagnostics.hpp"
 #include "scan/scan_task.hpp"
 #include "scan/tally.hpp"
+#include "sources/archive/archive_scanner.hpp"
 #include "walk/in_flight_budget.hpp"
 
 namespace stealscan {
@@ -44,6 +45,7 @@ struct WholeFileScratch {
   std::unique_ptr<FileWork> work;
   std::string buffer;  // the file being scanned; kept between files, trimmed when large
   Tally* tally;
+  std::unique_ptr<ArchiveScanner> archives;  // null: archives are not opened (--no-archives)
 };
 
 using WholeFileCtx = stealpool::WorkerCtx<ScanTask, WholeFileScratch>;

@@ -59,11 +59,24 @@ RuleSet choose_rules(const SecretsCommand& cmd) {
   return default_rule_set();
 }
 
+// One worker's archive scanner; none with --no-archives (or --archive-depth 0).
+std::unique_ptr<ArchiveScanner> make_archive_scanner(const SecretsCommand& cmd, Diagnostics& diag, Tally& tally) {
+  if (cmd.archive_depth == 0) return nullptr;
+  const ArchiveSettings s{cmd.archive_depth, cmd.archive_max_entry_size.value_or(cmd.max_filesize),
+                          cmd.archive_max_size, cmd.binary_as_text};
+  return std::make_unique<ArchiveScanner>(s, diag, tally);
+}
+
 std::string summary(const Totals& t, std::size_t findings) {
-  return std::to_string(findings) + (findings == 1 ? " finding" : " findings") + " in " +
-         std::to_string(t.matched_files) + (t.matched_files == 1 ? " file" : " files") + " (" +
-         std::to_string(t.files) + " scanned, " + std::to_string(t.binary) + " binary and " +
-         std::to_string(t.too_large) + " too large skipped)";
+  std::string s = std::to_string(findings) + (findings == 1 ? " finding" : " findings") + " in " +
+                  std::to_string(t.matched_files) + (t.matched_files == 1 ? " file" : " files") + " (" +
+                  std::to_string(t.files) + " scanned, " + std::to_string(t.binary) + " binary and " +
+                  std::to_string(t.too_large) + " too large skipped)";
+  if (t.archives > 0)  // the members are among the files scanned
+    s += "; " + std::to_string(t.archives) + (t.archives == 1 ? " archive, " : " archives, ") +
+         std::to_string(t.archive_members) + " archive members, " + std::to_string(t.archive_bytes) +
+         " bytes decompressed, " + std::to_string(t.archive_warnings) + " archive warnings";
+  return s;
 }
 
 }  // namespace
@@ -109,7 +122,8 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
         FeedSettings{cmd.paths, cmd.walk, cmd.workers, !cmd.no_progress && ::isatty(STDERR_FILENO) == 1}, budget,
         tallies, diag,
         [&](std::size_t id) {
-          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact), {}, &tallies[id]};
+          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact), {}, &tallies[id],
+                                  make_archive_scanner(cmd, diag, tallies[id])};
         },
         [&shared](ScanTask task, WholeFileCtx& ctx) { run_whole_file_task(shared, task, ctx); });
   } catch (const ThreadStartError& e) {

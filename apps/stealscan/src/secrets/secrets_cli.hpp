@@ -26,6 +26,11 @@ struct SecretsCommand {
   bool binary_as_text = false;
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool no_progress = false;
+  // Archives (sources/archive/): levels opened (0: none, --no-archives), the
+  // limits on decompressed bytes per member (unset: --max-filesize) and per file on disk.
+  unsigned archive_depth = 3;
+  std::optional<std::uint64_t> archive_max_entry_size;
+  std::uint64_t archive_max_size = std::uint64_t{256} << 20;
 };
 
 extern const std::string_view kSecretsUsage;
