@@ -1,7 +1,8 @@
 // whole_file_task.hpp: the runner for scans that need each file whole in
 // memory (`stealscan secrets`: a rule's match may span lines). It opens the
 // task's file, skips what is not to be read (too large, binary), reads it into
-// the worker's buffer and hands the bytes to the worker's FileWork. Walking,
+// the worker's buffer and hands the bytes to the worker's FileWork (an
+// archive's members instead, through the worker's ArchiveScanner). Walking,
 // batching, the budget and the threads are feed_files()'s (file_feed.hpp), as
 // for the search; the search itself keeps its chunked runner (scan_task.hpp).
 #pragma once

@@ -4,8 +4,8 @@
 // worker's FileWork as if it were a file named `archive!member`, opening
 // nested archives up to the depth limit. Memory and work stay bounded by the
 // limits in ArchiveSettings; what exceeds one, and a corrupt archive, is a
-// warning naming the archive or member, and the scan goes on (README.md here
-// in ../README.md, "Archives"). One per worker, in its scratch; its buffers
+// warning naming the archive or member, and the scan goes on (../README.md,
+// "Archives", gives the bounds). One per worker, in its scratch; its buffers
 // are reused from archive to archive.
 #pragma once
 
