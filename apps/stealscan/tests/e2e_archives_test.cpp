@@ -4,7 +4,8 @@
 // followed up to --archive-depth and not beyond; --no-archives; the limits on
 // decompressed bytes (a zip bomb, the per-archive total) and corrupt archives
 // give warnings while the rest is still scanned; the report is the same at 1
-// and 4 threads. Also the magic check itself (sniff_archive).
+// and 4 threads; an encrypted zip member. Also the magic check itself
+// (sniff_archive).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -223,6 +224,19 @@ TEST(Archives, a_corrupt_archive_is_a_warning_and_the_other_files_are_scanned) {
   for (const char* f : {"truncated.tar.gz", "garbage.gz", "garbage.zip"})
     EXPECT_TRUE(has(r.err, t.path(std::string("data/") + f))) << f << "\n" << r.err;
   EXPECT_TRUE(has(r.err, "corrupt")) << r.err;
+}
+
+TEST(Archives, an_encrypted_member_is_a_warning_and_the_next_archives_are_read) {
+  TempTree t;
+  t.write("data/locked.zip", make_archive(Format::zip, Filter::none, {{"a.env", kSecretText}, {"b.env", kSecretText}},
+                                          "hunter2"));
+  t.write("data/open.zip", make_archive(Format::zip, Filter::none, {{"c.env", kSecretText}}));
+  const ProcessResult r = secrets({t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(summary(r, t.path("data")), (Lines{"open.zip!c.env:github-pat:3:11"}));
+  // Each encrypted member is named, and the one after the first is still tried.
+  EXPECT_TRUE(has(r.err, t.path("data/locked.zip!a.env") + ": unreadable member, skipped: ")) << r.err;
+  EXPECT_TRUE(has(r.err, t.path("data/locked.zip!b.env") + ": unreadable member, skipped: ")) << r.err;
 }
 
 TEST(Archives, the_report_is_the_same_at_1_and_4_threads) {

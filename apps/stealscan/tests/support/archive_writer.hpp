@@ -21,7 +21,9 @@ struct Member {
 enum class Format { tar, zip, raw };
 enum class Filter { none, gzip, bzip2, xz, zstd };
 
-inline std::string make_archive(Format format, Filter filter, const std::vector<Member>& members) {
+// `zip_password`: a zip's members encrypted with it (traditional PKWARE encryption).
+inline std::string make_archive(Format format, Filter filter, const std::vector<Member>& members,
+                                const char* zip_password = nullptr) {
   struct archive* a = archive_write_new();
   std::string out;
   const auto check = [&](int r, const char* what) {
@@ -41,6 +43,10 @@ inline std::string make_archive(Format format, Filter filter, const std::vector<
     case Filter::bzip2: check(archive_write_add_filter_bzip2(a), "bzip2"); break;
     case Filter::xz: check(archive_write_add_filter_xz(a), "xz"); break;
     case Filter::zstd: check(archive_write_add_filter_zstd(a), "zstd"); break;
+  }
+  if (zip_password != nullptr) {
+    check(archive_write_set_options(a, "zip:encryption=zipcrypt"), "encryption");
+    check(archive_write_set_passphrase(a, zip_password), "passphrase");
   }
   check(archive_write_set_bytes_in_last_block(a, 1), "block");  // no padding after the data
   const auto write = [](struct archive*, void* self, const void* buf, std::size_t n) -> la_ssize_t {
