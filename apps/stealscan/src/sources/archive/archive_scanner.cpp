@@ -14,6 +14,7 @@ namespace {
 constexpr std::size_t kFirstRead = 64 * 1024;                // a member's buffer grows from here, doubling
 constexpr std::size_t kDiscardRead = 64 * 1024;              // the rest of a skipped member, a piece at a time
 constexpr std::size_t kKeptBuffer = std::size_t{4} << 20;    // kept per level between files (as the runner)
+constexpr std::uint64_t kNoLimit = std::uint64_t{1} << 62;    // limits are clamped to this: limit + 1 cannot wrap
 
 // "64M", "1K" or "1000": the value as the size options accept it.
 std::string size_text(std::uint64_t n) {
@@ -42,7 +43,11 @@ std::string stream_member_name(std::string_view archive_shown) {
 }  // namespace
 
 ArchiveScanner::ArchiveScanner(const ArchiveSettings& settings, Diagnostics& diag, Tally& tally)
-    : settings_(settings), diag_(diag), tally_(tally), levels_(settings.max_depth) {}
+    : settings_(settings), diag_(diag), tally_(tally), levels_(settings.max_depth) {
+  // The reads below ask for limit + 1 bytes; a limit of 2^62 is "none" already.
+  settings_.max_entry = std::min(settings_.max_entry, kNoLimit);
+  settings_.max_total = std::min(settings_.max_total, kNoLimit);
+}
 
 bool ArchiveScanner::scan_if_archive(std::string_view shown, std::string_view bytes, FileWork& work) {
   if (settings_.max_depth == 0 || sniff_archive(bytes) == ArchiveMagic::none) return false;
@@ -129,7 +134,9 @@ ArchiveScanner::EntryRead ArchiveScanner::read_entry(ArchiveReader& reader, std:
   const std::uint64_t limit = settings_.max_entry;
   if (const auto declared = reader.declared_size()) {
     if (*declared > limit) return EntryRead::too_large;
-    buffer.reserve(static_cast<std::size_t>(*declared) + 1);  // + 1: the read that sees the end
+    // + 1: the read that sees the end. A header may lie: never reserve past
+    // what the file's total still allows.
+    buffer.reserve(static_cast<std::size_t>(std::min(*declared, settings_.max_total - total_)) + 1);
   }
   for (;;) {
     // buffer.size() <= limit and total_ <= max_total here, so want >= 1.
