@@ -8,19 +8,24 @@
 #               need both cores)
 #   tsan        g++ ThreadSanitizer (build/tsan): tests labelled `concurrency`,
 #               STEALPOOL_STRESS_SCALE=20
-#   tsan-clang  the same with clang++ (build/tsan-clang)
-#   asan        clang++ AddressSanitizer + UndefinedBehaviorSanitizer
-#               (build/asan): every test, STEALPOOL_STRESS_SCALE=10
-#   asan-gcc    the same with g++ (build/asan-gcc)
-#   clang       clang++ Release, -Werror (build/clang): compiles everything, runs
-#               nothing (the warning check for clang; g++'s is the release phase)
+#   asan        clang++ AddressSanitizer + UndefinedBehaviorSanitizer, -Werror,
+#               benchmarks built too (build/asan): every test,
+#               STEALPOOL_STRESS_SCALE=10. Also clang's warning check.
 #   package     installs build/release into a temporary prefix and builds and
 #               runs tests/package/consumer against it twice: with CMake's
 #               find_package(stealpool) and with pkg-config
+# These four are the default (CI's) set: about 30 minutes on 2 cores. Three more
+# run with --all or --only, each repeating a default phase with the other
+# compiler (what differs between the two compilers' sanitizers and warnings):
+#   tsan-clang  ThreadSanitizer with clang++ (build/tsan-clang)
+#   asan-gcc    ASan + UBSan with g++ (build/asan-gcc)
+#   clang       clang++ Release, -Werror (build/clang): compiles everything, runs
+#               nothing
 # The sanitizer phases instrument the library itself too (CMakeLists.txt applies
 # STEALPOOL_SANITIZE to it), not only the tests.
 #
-# Usage: ./scripts/test.sh              all phases
+# Usage: ./scripts/test.sh              the default phases
+#        ./scripts/test.sh --all        all seven phases
 #        ./scripts/test.sh --quick      the release phase only
 #        ./scripts/test.sh --only tsan  one phase (repeat --only, or give a
 #                                       comma list, for several)
@@ -40,7 +45,8 @@ cd "$ROOT"
 # shellcheck source=lib/deps.sh
 source "$ROOT/scripts/lib/deps.sh"
 
-ALL_PHASES=(release tsan tsan-clang asan asan-gcc clang package)
+DEFAULT_PHASES=(release tsan asan package)
+ALL_PHASES=(release tsan asan package tsan-clang asan-gcc clang)
 JOBS="${JOBS:-$(nproc)}"
 TEST_TIMEOUT="${STEALPOOL_TEST_TIMEOUT:-300}"
 
@@ -51,6 +57,7 @@ fail_fast=0
 while (($#)); do
   case "$1" in
     --quick) phases+=(release) ;;
+    --all) phases+=("${ALL_PHASES[@]}") ;;
     --only)
       [[ $# -ge 2 ]] || { echo "test.sh: --only needs a phase: ${ALL_PHASES[*]}" >&2; exit 2; }
       IFS=, read -r -a more <<<"$2"; phases+=("${more[@]}"); shift ;;
@@ -61,7 +68,7 @@ while (($#)); do
   esac
   shift
 done
-((${#phases[@]})) || phases=("${ALL_PHASES[@]}")
+((${#phases[@]})) || phases=("${DEFAULT_PHASES[@]}")
 for p in "${phases[@]}"; do
   [[ " ${ALL_PHASES[*]} " == *" $p "* ]] || { echo "test.sh: unknown phase '$p' (phases: ${ALL_PHASES[*]})" >&2; exit 2; }
 done
@@ -131,21 +138,23 @@ tsan_with() {
   run_tests_then_stress "$1" -L concurrency
 }
 
-# asan_with <build dir> <c++ compiler>
+# asan_with <build dir> <c++ compiler> [cmake args...]
 asan_with() {
   export ASAN_OPTIONS="detect_stack_use_after_return=1:detect_leaks=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   export STEALPOOL_STRESS_SCALE=10
   use_sanitizer_wrapper
-  configure_and_build "$1" "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSTEALPOOL_SANITIZE=address -DSTEALPOOL_BUILD_BENCH=OFF
-  run_tests_then_stress "$1"
+  local dir="$1" cxx="$2"; shift 2
+  configure_and_build "$dir" "$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEALPOOL_SANITIZE=address "$@"
+  run_tests_then_stress "$dir"
 }
 
 phase_tsan() { tsan_with build/tsan g++; }
 phase_tsan_clang() { tsan_with build/tsan-clang clang++; }
-phase_asan() { asan_with build/asan clang++; }
-phase_asan_gcc() { asan_with build/asan-gcc g++; }
+# The default asan phase is also clang's -Werror check, benchmarks included (their
+# smoke tests are not registered in sanitizer builds, so they are compiled only).
+phase_asan() { asan_with build/asan clang++ -DSTEALPOOL_WERROR=ON -DSTEALPOOL_BUILD_BENCH=ON; }
+phase_asan_gcc() { asan_with build/asan-gcc g++ -DSTEALPOOL_BUILD_BENCH=OFF; }
 
 phase_clang() {
   configure_and_build build/clang clang++ -DCMAKE_BUILD_TYPE=Release -DSTEALPOOL_WERROR=ON

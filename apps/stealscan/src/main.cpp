@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd.action == Command::Action::version) {
-    std::cout << "stealscan 0.1.0 (stealpool)\n";
+    std::cout << "stealscan " STEALSCAN_VERSION " (stealpool)\n";
     return 0;
   }
 

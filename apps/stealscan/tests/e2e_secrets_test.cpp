@@ -13,6 +13,7 @@
 
 #include "support/mini_json.hpp"
 #include "support/run_process.hpp"
+#include "support/secret_samples.hpp"
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
@@ -20,14 +21,6 @@ namespace {
 
 const std::string kBin = STEALSCAN_BIN;
 
-std::string cyc(const std::string& alphabet, std::size_t n) {
-  std::string s;
-  for (std::size_t i = 0; i < n; ++i) s += alphabet[i % alphabet.size()];
-  return s;
-}
-const std::string kAlnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const std::string kGithub = "ghp_" + cyc(kAlnum, 36);
-const std::string kAws = "AKIA" + cyc("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16);
 
 ProcessResult secrets(const std::vector<std::string>& args) {
   std::vector<std::string> argv{kBin, "secrets", "--no-progress", "-j", "3"};
@@ -266,7 +259,7 @@ TEST(Secrets, exit_status_is_0_for_none_1_for_findings_2_for_errors) {
   EXPECT_EQ(secrets({t.path("clean")}).status, 0);
   EXPECT_EQ(secrets({t.path("dirty")}).status, 1);
   EXPECT_EQ(secrets({t.path("missing")}).status, 2);
-  EXPECT_EQ(secrets({"--format", "sarif", t.path("clean")}).status, 2);
+  EXPECT_EQ(secrets({"--format", "yaml", t.path("clean")}).status, 2);
   EXPECT_EQ(secrets({"--bogus", t.path("clean")}).status, 2);
   const ProcessResult help = secrets({"--help"});
   EXPECT_EQ(help.status, 0);

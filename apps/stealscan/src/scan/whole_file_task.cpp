@@ -8,6 +8,7 @@
 
 #include "scan/task_file.hpp"
 #include "sources/read_all.hpp"
+#include "sources/utf16.hpp"
 
 namespace stealscan {
 namespace {
@@ -42,9 +43,12 @@ void run_file(const WholeFileShared& sh, const ScanTask& t, std::string_view sho
     Tally::add(s.tally->too_large, 1);
     return;
   }
-  const std::string_view bytes(s.buffer);
+  std::string_view bytes(s.buffer);
   if (s.archives != nullptr && s.archives->scan_if_archive(shown, bytes, *s.work)) return;  // before: archives hold NULs
-  if (!sh.settings.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
+  if (const Utf16 order = detect_utf16(bytes); order != Utf16::none) {
+    utf16_to_utf8(bytes, order, s.decoded);  // NULs and all: UTF-16 is text
+    bytes = s.decoded;
+  } else if (!sh.settings.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
     Tally::add(s.tally->binary, 1);
     return;
   }
@@ -68,6 +72,7 @@ void run_whole_file_task(const WholeFileShared& shared, ScanTask task, WholeFile
     Tally::add(s.tally->errors, 1);
   }
   if (s.buffer.capacity() > kKeptBuffer) std::string().swap(s.buffer);
+  if (s.decoded.capacity() > kKeptBuffer) std::string().swap(s.decoded);
   PathBlock::release(task.block);  // [SCAN-path-release]: done with the path
   shared.budget.release();
 }

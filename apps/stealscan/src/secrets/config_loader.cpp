@@ -4,8 +4,6 @@
 // errors.
 #include "secrets/config_loader.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,9 +12,12 @@
 
 #include "secrets/ascii.hpp"
 #include "secrets/default_rules.hpp"
+#include "sources/read_all.hpp"
 
 namespace stealscan::secrets {
 namespace {
+
+constexpr std::uint64_t kConfigLimit = std::uint64_t{64} << 20;  // a rule file larger than this is refused
 
 // A value as a message shows it: strings quoted, tables and arrays by kind.
 std::string describe(const toml::node& n) {
@@ -235,14 +236,13 @@ RuleSet resolve_config(ParsedConfig config, const RuleSet& defaults) {
 }
 
 RuleSet load_config_file(const std::string& path, const RuleSet& defaults) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read the config file: a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read the config file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read the config file");
-  return resolve_config(parse_config(text.str(), path), defaults);
+  std::string text;
+  try {
+    text = read_named_file(path, "config file", kConfigLimit);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(e.what());
+  }
+  return resolve_config(parse_config(text, path), defaults);
 }
 
 const RuleSet& default_rule_set() {

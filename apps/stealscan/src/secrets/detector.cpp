@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "secrets/base64_blobs.hpp"
 #include "secrets/entropy.hpp"
 #include "secrets/line_index.hpp"
 
@@ -34,7 +35,8 @@ struct Detector::Compiled {
   std::vector<const AllowlistCheck*> global;  // the global allowlists that target this rule
 };
 
-Detector::Detector(RuleSet rules) : rules_(std::move(rules)), keywords_(keywords_of(rules_)) {
+Detector::Detector(RuleSet rules, unsigned decode_depth)
+    : rules_(std::move(rules)), keywords_(keywords_of(rules_)), decode_depth_(decode_depth) {
   std::unordered_map<std::string_view, std::size_t> by_id;
   compiled_.reserve(rules_.rules.size());
   for (const Rule& r : rules_.rules) {
@@ -78,12 +80,19 @@ bool Detector::allowed(const Compiled& rule, const Candidate& c) const {
 }
 
 void Detector::scan(std::string_view path, std::string_view text, Scratch& s, std::vector<Finding>& out) const {
+  scan_layer(path, text, nullptr, 0, s, out);
+}
+
+// One layer: the file's bytes (blob null), or text decoded from a blob of them.
+void Detector::scan_layer(std::string_view path, std::string_view text, const Blob* blob, unsigned depth, Scratch& s,
+                          std::vector<Finding>& out) const {
   keywords_.rules_for(text, s.keywords_, s.rules_);
   LineIndex lines(text);
   for (const std::size_t r : s.rules_) {
     const Compiled& c = compiled_[r];
     if (c.path != nullptr && !RE2::PartialMatch(path, *c.path)) continue;
     if (c.regex == nullptr) {
+      if (blob != nullptr) continue;  // the file was found by its path already
       // A path-only rule: the file itself is the finding.
       const Candidate cand{path, {}, {}, {}};
       if (allowed(c, cand)) continue;
@@ -94,12 +103,22 @@ void Detector::scan(std::string_view path, std::string_view text, Scratch& s, st
       out.push_back(std::move(f));
       continue;
     }
-    scan_rule(c, path, text, lines, s, out);
+    scan_rule(c, path, text, lines, blob, s, out);
   }
+  if (depth >= decode_depth_) return;
+  // s.rules_ is free again: a nested layer may reuse the scratch.
+  std::string decoded;
+  for_each_base64_blob(text, [&](std::size_t begin, std::size_t end) {
+    decoded.clear();
+    if (!decode_base64(text.substr(begin, end - begin), decoded) || !decoded_is_text(decoded)) return;
+    // Positions stay those of the outermost blob in the file.
+    const Blob inner = blob != nullptr ? *blob : Blob{&lines, begin, end};
+    scan_layer(path, decoded, &inner, depth + 1, s, out);
+  });
 }
 
 void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_view text, LineIndex& lines,
-                         Scratch& s, std::vector<Finding>& out) const {
+                         const Blob* blob, Scratch& s, std::vector<Finding>& out) const {
   s.groups_.assign(static_cast<std::size_t>(c.regex->NumberOfCapturingGroups()) + 1, re2::StringPiece());
   const int n = static_cast<int>(s.groups_.size());
   std::size_t pos = 0;
@@ -127,11 +146,17 @@ void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_v
     const std::string_view line_text = lines.lines(begin, end);
     if (allowed(c, Candidate{path, match_text, secret_text, line_text})) continue;
     if (has_inline_allow(line_text)) continue;
+    // A decoded match is placed at its blob, whose lines may allow it too.
+    LineIndex& place = blob != nullptr ? *blob->file_lines : lines;
+    const std::size_t from_at = blob != nullptr ? blob->begin : begin;
+    const std::size_t to_at = blob != nullptr ? blob->end : end;
+    if (blob != nullptr && has_inline_allow(place.lines(from_at, to_at))) continue;
     Finding f;
     f.rule = c.rule;
     f.file = path;
-    const LineIndex::Position from = lines.at(begin);
-    const LineIndex::Position to = lines.at(end > begin ? end - 1 : begin);
+    if (blob != nullptr) f.decoded = "base64";
+    const LineIndex::Position from = place.at(from_at);
+    const LineIndex::Position to = place.at(to_at > from_at ? to_at - 1 : from_at);
     f.start_line = from.line;
     f.start_column = from.column;
     f.end_line = to.line;

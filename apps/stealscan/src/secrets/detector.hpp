@@ -24,8 +24,10 @@ class LineIndex;
 class Detector {
  public:
   // Throws ConfigError naming the rule for a bad regex, a secretGroup the regex
-  // does not have, or a targetRules id that no rule has.
-  explicit Detector(RuleSet rules);
+  // does not have, or a targetRules id that no rule has. `decode_depth`: how
+  // many layers of base64 are decoded (0: none; 2: base64 inside base64).
+  explicit Detector(RuleSet rules, unsigned decode_depth = kDefaultDecodeDepth);
+  static constexpr unsigned kDefaultDecodeDepth = 2;
   ~Detector();
   Detector(const Detector&) = delete;
   Detector& operator=(const Detector&) = delete;
@@ -48,14 +50,23 @@ class Detector {
 
  private:
   struct Compiled;
+  // Where a decoded text came from: the blob [begin, end) of the file's own
+  // bytes, whose lines give the findings' positions.
+  struct Blob {
+    LineIndex* file_lines;
+    std::size_t begin, end;
+  };
+  void scan_layer(std::string_view path, std::string_view text, const Blob* blob, unsigned depth, Scratch& scratch,
+                  std::vector<Finding>& out) const;
   void scan_rule(const Compiled& rule, std::string_view path, std::string_view text, LineIndex& lines,
-                 Scratch& scratch, std::vector<Finding>& out) const;
+                 const Blob* blob, Scratch& scratch, std::vector<Finding>& out) const;
   [[nodiscard]] bool allowed(const Compiled& rule, const Candidate& c) const;
 
   RuleSet rules_;
   std::vector<Compiled> compiled_;  // one per rule, in order
   std::vector<AllowlistCheck> global_;
   KeywordFilter keywords_;
+  unsigned decode_depth_;
 };
 
 }  // namespace stealscan::secrets

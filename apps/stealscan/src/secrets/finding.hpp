@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "secrets/rule.hpp"
 
@@ -22,12 +23,22 @@ struct Finding {
   std::string match;
   std::string secret;
   double entropy = 0;
+  // Non-empty when the match was found in decoded text ("base64"): lines and
+  // columns are then those of the encoded blob, match and secret decoded.
+  std::string decoded;
   // Where the file came from in git history (--git); all empty for a file on disk.
   std::string commit;  // full hex id of the commit that introduced the blob
   std::string author;
   std::string email;
   std::string date;  // the commit's author date, ISO 8601 with offset
   std::string message;
+
+  // The rule's tags, and "decoded:base64" for a match in decoded text (as gitleaks tags it).
+  [[nodiscard]] std::vector<std::string> tags() const {
+    std::vector<std::string> t = rule->tags;
+    if (!decoded.empty()) t.push_back("decoded:" + decoded);
+    return t;
+  }
 
   // gitleaks' fingerprint: file:rule:line, and commit:file:rule:line for a
   // finding in git history (so gitleaks' ignore files and baselines read ours).

@@ -6,20 +6,26 @@
 #include "output/output.hpp"
 
 namespace stealscan::secrets {
-namespace {
-
-constexpr std::string_view kRedacted = "REDACTED";
 
 // Shortest text that reads back as the same float (gitleaks' entropy is a float32).
-std::string entropy_text(double e) {
+std::string report_detail::entropy_text(double e) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(e));
   return std::string(buf, r.ptr);
 }
 
+namespace {
+
+using report_detail::entropy_text;
+
+constexpr std::string_view kRedacted = "REDACTED";
+
 std::string tags_text(const std::vector<std::string>& tags) {
   std::string s = "[";
-  for (std::size_t i = 0; i < tags.size(); ++i) s += (i > 0 ? " " : "") + tags[i];
+  for (std::size_t i = 0; i < tags.size(); ++i) {
+    if (i > 0) s.push_back(' ');
+    s.append(tags[i]);
+  }
   return s + "]";
 }
 
@@ -34,7 +40,7 @@ void text_finding(std::string& b, const Finding& f) {
   field("RuleID", f.rule->id);
   field("Description", f.rule->description);
   field("Entropy", entropy_text(f.entropy));
-  if (!f.rule->tags.empty()) field("Tags", tags_text(f.rule->tags));
+  if (const std::vector<std::string> tags = f.tags(); !tags.empty()) field("Tags", tags_text(tags));
   field("File", f.file);
   if (!f.commit.empty()) {
     field("Commit", f.commit);
@@ -78,9 +84,10 @@ void json_finding(std::string& b, const Finding& f) {
   str("Message", f.message);
   key("Tags");
   b.push_back('[');
-  for (std::size_t i = 0; i < f.rule->tags.size(); ++i) {
+  const std::vector<std::string> tags = f.tags();
+  for (std::size_t i = 0; i < tags.size(); ++i) {
     if (i > 0) b.append(", ");
-    append_json_bytes(b, f.rule->tags[i]);
+    append_json_bytes(b, tags[i]);
   }
   b.append("],\n");
   key("Fingerprint");
@@ -98,7 +105,23 @@ void redact(Finding& f) {
   f.secret = kRedacted;
 }
 
-std::string format_report(const std::vector<Finding>& findings, ReportFormat format) {
+std::optional<ReportFormat> report_format_named(std::string_view name) {
+  if (name == "text") return ReportFormat::text;
+  if (name == "json") return ReportFormat::json;
+  if (name == "sarif") return ReportFormat::sarif;
+  if (name == "csv") return ReportFormat::csv;
+  if (name == "junit") return ReportFormat::junit;
+  return std::nullopt;
+}
+
+std::string format_report(const std::vector<Finding>& findings, ReportFormat format, const RuleSet& rules) {
+  switch (format) {
+    case ReportFormat::sarif: return report_detail::sarif_report(findings, rules);
+    case ReportFormat::csv: return report_detail::csv_report(findings);
+    case ReportFormat::junit: return report_detail::junit_report(findings);
+    case ReportFormat::text:
+    case ReportFormat::json: break;
+  }
   std::string b;
   if (format == ReportFormat::text) {
     for (const Finding& f : findings) text_finding(b, f);

@@ -1,22 +1,37 @@
 // report.hpp: the findings as the user reads them (README.md, "Findings"):
-// redaction, and the text and JSON reports. The JSON report is an array of
-// objects with gitleaks' field names, so tools that read gitleaks' reports
-// read ours.
+// redaction, and the reports. text is for people; json is an array of objects
+// with gitleaks' field names, so tools that read gitleaks' reports read ours;
+// sarif is SARIF 2.1.0 for code-scanning dashboards; csv and junit have
+// gitleaks' columns and layout for spreadsheets and CI test reports.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "secrets/finding.hpp"
 
 namespace stealscan::secrets {
 
-enum class ReportFormat { text, json };
+enum class ReportFormat { text, json, sarif, csv, junit };
+
+// "json" -> ReportFormat::json, ...; nullopt for a name that is none of them.
+std::optional<ReportFormat> report_format_named(std::string_view name);
 
 // --redact: the secret becomes REDACTED, in the secret and in the match.
 void redact(Finding& f);
 
-// The whole report of `findings` (already in report order).
-std::string format_report(const std::vector<Finding>& findings, ReportFormat format);
+// The whole report of `findings` (already in report order). `rules` are the
+// rules the scan ran: SARIF lists every one of them, found or not.
+std::string format_report(const std::vector<Finding>& findings, ReportFormat format, const RuleSet& rules);
+
+// The parts of the reports the formats' own files write (report_*.cpp).
+namespace report_detail {
+std::string entropy_text(double e);
+std::string sarif_report(const std::vector<Finding>& findings, const RuleSet& rules);
+std::string csv_report(const std::vector<Finding>& findings);
+std::string junit_report(const std::vector<Finding>& findings);
+}  // namespace report_detail
 
 }  // namespace stealscan::secrets

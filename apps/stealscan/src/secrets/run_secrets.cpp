@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <system_error>
+#include <unordered_set>
 
 #include <stealpool/cpu_count.hpp>
 
@@ -19,6 +20,7 @@
 #include "secrets/config_loader.hpp"
 #include "secrets/detector.hpp"
 #include "secrets/secrets_cli.hpp"
+#include "secrets/suppressions.hpp"
 
 namespace stealscan::secrets {
 namespace {
@@ -67,15 +69,36 @@ std::unique_ptr<ArchiveScanner> make_archive_scanner(const SecretsCommand& cmd, 
   return std::make_unique<ArchiveScanner>(s, diag, tally);
 }
 
-std::string summary(const Totals& t, std::size_t findings) {
-  std::string s = std::to_string(findings) + (findings == 1 ? " finding" : " findings") + " in " +
-                  std::to_string(t.matched_files) + (t.matched_files == 1 ? " file" : " files") + " (" +
-                  std::to_string(t.files) + " scanned, " + std::to_string(t.binary) + " binary and " +
-                  std::to_string(t.too_large) + " too large skipped)";
+// --baseline and --fingerprints; without --fingerprints, the fingerprint
+// lines of .gitleaksignore and .stealscanignore in each directory operand.
+Suppressions choose_suppressions(const SecretsCommand& cmd, const RuleSet& rules) {
+  Suppressions known;
+  for (const std::string& b : cmd.baselines) known.add_baseline_file(b);
+  for (const std::string& f : cmd.fingerprints) known.add_fingerprint_file(f);
+  if (!cmd.fingerprints.empty()) return known;
+  std::unordered_set<std::string> ids;
+  for (const Rule& r : rules.rules) ids.insert(r.id);
+  for (const std::string& p : cmd.paths) {
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    const std::string gitleaks = p + "/.gitleaksignore";
+    if (::access(gitleaks.c_str(), F_OK) == 0) known.add_fingerprint_file(gitleaks);
+    known.add_shared_ignore_file(p + "/.stealscanignore", ids);
+  }
+  return known;
+}
+
+std::string summary(const Totals& t, std::size_t findings, std::size_t known) {
+  std::string s = std::to_string(findings) + (findings == 1 ? " finding" : " findings");
+  if (known > 0) s.append(" (").append(std::to_string(known)).append(" more known: baseline or fingerprints)");
+  s.append(" in ").append(std::to_string(t.matched_files)).append(t.matched_files == 1 ? " file" : " files");
+  s.append(" (").append(std::to_string(t.files)).append(" scanned, ").append(std::to_string(t.binary));
+  s.append(" binary and ").append(std::to_string(t.too_large)).append(" too large skipped)");
   if (t.archives > 0)  // the members are among the files scanned
-    s += "; " + std::to_string(t.archives) + (t.archives == 1 ? " archive, " : " archives, ") +
-         std::to_string(t.archive_members) + " archive members, " + std::to_string(t.archive_bytes) +
-         " bytes decompressed, " + std::to_string(t.archive_warnings) + " archive warnings";
+    s.append("; ").append(std::to_string(t.archives)).append(t.archives == 1 ? " archive, " : " archives, ")
+        .append(std::to_string(t.archive_members)).append(" archive members, ")
+        .append(std::to_string(t.archive_bytes)).append(" bytes decompressed, ")
+        .append(std::to_string(t.archive_warnings)).append(" archive warnings");
   return s;
 }
 
@@ -96,8 +119,10 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   if (cmd.paths.empty()) cmd.paths.push_back(".");
   if (!check_operands(cmd.paths, diag)) return kError;
   std::unique_ptr<Detector> detector;
+  Suppressions known;
   try {
-    detector = std::make_unique<Detector>(choose_rules(cmd));
+    detector = std::make_unique<Detector>(choose_rules(cmd), cmd.decode_depth);
+    known = choose_suppressions(cmd, detector->rules());
   } catch (const ConfigError& e) {
     diag.message(e.what());
     return kError;
@@ -123,7 +148,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
         tallies, diag,
         [&](std::size_t id) {
           return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact), {}, &tallies[id],
-                                  make_archive_scanner(cmd, diag, tallies[id])};
+                                  {}, make_archive_scanner(cmd, diag, tallies[id])};
         },
         [&shared](ScanTask task, WholeFileCtx& ctx) { run_whole_file_task(shared, task, ctx); });
   } catch (const ThreadStartError& e) {
@@ -135,8 +160,9 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
 
   std::vector<Finding> findings;
   for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(findings));
+  const std::size_t suppressed = known.filter(findings);
   std::sort(findings.begin(), findings.end(), report_order);
-  const std::string report = format_report(findings, cmd.format);
+  const std::string report = format_report(findings, cmd.format, detector->rules());
   if (file.is_open()) {
     file << report;
     file.close();
@@ -147,7 +173,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   } else {
     std::cout << report << std::flush;
   }
-  diag.message(summary(totals, findings.size()));
+  diag.message(summary(totals, findings.size(), suppressed));
   if (totals.errors > 0) return kError;
   return findings.empty() ? kNoFindings : kFindings;
 }

@@ -18,9 +18,19 @@ Rules:
   -c, --config FILE         the rules to use (gitleaks' format; [extend] useDefault
                             = true adds them to the built-in rules)
 Report (sorted by file, line, column, rule):
-  -f, --format FORMAT       text (default) or json (an array, gitleaks' field names)
+  -f, --format FORMAT       text (default), json (an array, gitleaks' field
+                            names), sarif (SARIF 2.1.0), csv or junit
   -o, --output FILE         write the report to FILE ('-': stdout, the default)
       --redact              show REDACTED instead of each secret
+Known findings (not reported; the summary counts them):
+  -b, --baseline FILE       the findings of FILE, a previous JSON report (ours or
+                            gitleaks'), matched by rule, file, commit, place
+                            and secret; repeatable
+      --fingerprints FILE   the findings whose fingerprints FILE lists, one a
+                            line ('#' comments); repeatable. Without it, the
+                            fingerprints in .gitleaksignore and the lines of
+                            .stealscanignore that end in :RULE:LINE, in each
+                            directory PATH, are used
 Which files:
       --hidden              also hidden files and directories
       --no-ignore           do not honour ignore files (.gitignore, .ignore, ...)
@@ -40,6 +50,11 @@ first bytes; a member is reported as ARCHIVE!MEMBER, x.env.gz's as x.env.gz!x.en
       --archive-max-size SIZE
                             stop reading an archive (nested ones included) after
                             SIZE decompressed, with a warning (default 256M)
+What is decoded:
+      --decode-depth N      scan the text decoded from base64 blobs (24+
+                            characters), and base64 inside that, N layers deep
+                            (default 2; 0 decodes nothing). A finding there is
+                            placed at its blob and tagged decoded:base64
 Performance and reporting:
   -j, --threads N           worker threads (default: the CPUs this process may use)
       --no-progress         no progress line (drawn on stderr when it is a terminal)
@@ -54,7 +69,7 @@ archive or a limit reached is a warning on stderr and does not change it.
 namespace {
 
 // Short options that take a value, which may be glued to them ("-j4").
-constexpr std::string_view kShortWithValue = "cfogj";
+constexpr std::string_view kShortWithValue = "cfogjb";
 // Deeper nesting is no real archive's; each level keeps a member's buffer.
 constexpr std::uint64_t kMaxArchiveDepth = 16;
 
@@ -75,16 +90,15 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       c.config = value();
     } else if (name == "-f" || name == "--format") {
       const std::string v = value();
-      if (v == "text") {
-        c.format = ReportFormat::text;
-      } else if (v == "json") {
-        c.format = ReportFormat::json;
-      } else {
-        throw UsageError("invalid " + name + " '" + v +
-                         "': expected text or json (sarif, csv and junit are not done yet)");
-      }
+      const std::optional<ReportFormat> format = report_format_named(v);
+      if (!format) throw UsageError("invalid " + name + " '" + v + "': expected text, json, sarif, csv or junit");
+      c.format = *format;
     } else if (name == "-o" || name == "--output") {
       c.output = value();
+    } else if (name == "-b" || name == "--baseline" || name == "--baseline-path") {
+      c.baselines.push_back(value());
+    } else if (name == "--fingerprints") {
+      c.fingerprints.push_back(value());
     } else if (name == "--redact") {
       flag(c.redact);
     } else if (name == "--hidden") {
@@ -99,6 +113,8 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       flag(c.walk.follow);
     } else if (name == "-a" || name == "--text") {
       flag(c.binary_as_text);
+    } else if (name == "--decode-depth") {
+      c.decode_depth = static_cast<unsigned>(parse_count(name, value(), 0, 8));
     } else if (name == "--max-filesize") {
       c.max_filesize = parse_size(name, value());
     } else if (name == "--no-archives") {

@@ -21,9 +21,12 @@ struct SecretsCommand {
   ReportFormat format = ReportFormat::text;
   std::string output = "-";  // --output; "-" is stdout
   bool redact = false;
+  std::vector<std::string> baselines;     // --baseline: previous JSON reports
+  std::vector<std::string> fingerprints;  // --fingerprints: files of fingerprints
   std::size_t workers = 1;
   WalkOptions walk;
   bool binary_as_text = false;
+  unsigned decode_depth = 2;  // --decode-depth: layers of base64 decoded
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool no_progress = false;
   // Archives (sources/archive/): levels opened (0: none, --no-archives), the

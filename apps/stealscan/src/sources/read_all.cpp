@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <stdexcept>
 #include <system_error>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace stealscan {
@@ -31,6 +35,31 @@ bool read_all(int fd, std::string& out, std::uint64_t limit, std::uint64_t size_
     if (out.size() > limit) return false;
     if (n == 0) return true;
   }
+}
+
+std::string read_named_file(const std::string& path, std::string_view what, std::uint64_t limit) {
+  const auto fail = [&](std::string_view reason) {
+    std::string m = path;
+    m.append(": cannot read the ").append(what).append(": ").append(reason);
+    return std::runtime_error(m);
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw fail(std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) throw fail(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw fail("a directory");
+  std::string text;
+  try {
+    const std::uint64_t hint = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+    if (!read_all(fd, text, limit, hint)) throw fail("larger than " + std::to_string(limit) + " bytes");
+  } catch (const std::system_error& e) {
+    throw fail(std::strerror(e.code().value()));
+  }
+  return text;
 }
 
 }  // namespace stealscan

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 namespace stealscan {
 
@@ -18,5 +19,10 @@ namespace stealscan {
 // on a read error (`out` holds what was read before it).
 bool read_all(int fd, std::string& out, std::uint64_t limit = std::numeric_limits<std::uint64_t>::max(),
               std::uint64_t size_hint = 0);
+
+// The file `path` whole (a config, baseline or fingerprint file named by the
+// user). Throws std::runtime_error "PATH: cannot read the WHAT: REASON" when it
+// cannot be opened or read, is a directory, or is larger than `limit`.
+std::string read_named_file(const std::string& path, std::string_view what, std::uint64_t limit);
 
 }  // namespace stealscan

@@ -1,0 +1,371 @@
+// End to end: the reports of `stealscan secrets` other than text and JSON
+// (SARIF 2.1.0 checked for the fields its schema requires, csv, junit), the
+// known findings a scan leaves out (--baseline, --fingerprints,
+// .gitleaksignore, fingerprint lines of .stealscanignore), and what is decoded
+// before matching (base64 blobs, UTF-16 files).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/run_process.hpp"
+#include "support/secret_samples.hpp"
+#include "support/temp_tree.hpp"
+
+namespace stealscan::test {
+namespace {
+
+using nlohmann::json;
+
+const std::string kBin = STEALSCAN_BIN;
+
+const std::string kGithub2 = "ghp_" + cyc("zyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONMLKJIHGFEDCBA", 36);
+
+ProcessResult secrets(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "-j", "2"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv);
+}
+
+// Two findings under data/: github-pat in "dir one/a.py" line 2, column 7;
+// aws-access-key-id in b.ini line 1.
+void plant(const TempTree& t) {
+  t.write("data/dir one/a.py", "import os\nGH = \"" + kGithub + "\"\n");
+  t.write("data/b.ini", kAws + "\n");
+}
+
+// ---- SARIF ---------------------------------------------------------------
+
+// The checks of the SARIF 2.1.0 schema's "required" lists for the objects we
+// write (sarifLog, run, tool, toolComponent, reportingDescriptor, result,
+// message, location, physicalLocation, artifactLocation, region), and of the
+// schema's minimums (line and column numbers from 1).
+void expect_valid_sarif(const json& doc) {
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_EQ(doc.at("version"), "2.1.0");
+  ASSERT_TRUE(doc.at("runs").is_array());
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  const json& run = doc["runs"][0];
+  const json& driver = run.at("tool").at("driver");
+  EXPECT_TRUE(driver.at("name").is_string());
+  const json& rules = driver.at("rules");
+  ASSERT_TRUE(rules.is_array());
+  std::set<std::string> ids;
+  for (const json& r : rules) {
+    ASSERT_TRUE(r.at("id").is_string());
+    EXPECT_TRUE(ids.insert(r["id"].get<std::string>()).second) << "duplicate rule " << r["id"];
+    EXPECT_TRUE(r.at("shortDescription").at("text").is_string());
+  }
+  ASSERT_TRUE(run.at("results").is_array());
+  for (const json& res : run["results"]) {
+    EXPECT_TRUE(res.at("message").at("text").is_string());
+    const std::string id = res.at("ruleId");
+    const auto index = res.at("ruleIndex").get<std::size_t>();
+    ASSERT_LT(index, rules.size());
+    EXPECT_EQ(rules[index]["id"], id);
+    ASSERT_EQ(res.at("locations").size(), 1u);
+    const json& phys = res["locations"][0].at("physicalLocation");
+    EXPECT_TRUE(phys.at("artifactLocation").at("uri").is_string());
+    if (phys.contains("region")) {
+      const json& reg = phys["region"];
+      EXPECT_GE(reg.at("startLine").get<long>(), 1);
+      EXPECT_GE(reg.at("startColumn").get<long>(), 1);
+      EXPECT_GE(reg.at("endLine").get<long>(), reg["startLine"].get<long>());
+      if (reg["endLine"] == reg["startLine"]) {
+        EXPECT_GT(reg.at("endColumn").get<long>(), reg["startColumn"].get<long>());
+      }
+    }
+  }
+}
+
+TEST(SecretsReport, sarif_has_every_rule_and_a_result_per_finding_with_its_region) {
+  TempTree t;
+  plant(t);
+  const ProcessResult r = secrets({"--format", "sarif", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const json doc = json::parse(r.out);
+  expect_valid_sarif(doc);
+  const json& run = doc["runs"][0];
+  EXPECT_GE(run["tool"]["driver"]["rules"].size(), 60u);  // the built-in set, found or not
+  ASSERT_EQ(run["results"].size(), 2u);
+  // Report order: by file ("b.ini" < "dir one/a.py").
+  const json& aws = run["results"][0];
+  EXPECT_EQ(aws["ruleId"], "aws-access-key-id");
+  const json& gh = run["results"][1];
+  EXPECT_EQ(gh["ruleId"], "github-pat");
+  const json& loc = gh["locations"][0]["physicalLocation"];
+  // A URI: the space percent-encoded.
+  EXPECT_EQ(loc["artifactLocation"]["uri"], t.path("data") + "/dir%20one/a.py");
+  EXPECT_EQ(loc["region"]["startLine"], 2);
+  EXPECT_EQ(loc["region"]["startColumn"], 7);
+  EXPECT_EQ(loc["region"]["endLine"], 2);
+  // SARIF's endColumn is the column after the region: 7 + 40 bytes.
+  EXPECT_EQ(loc["region"]["endColumn"], 47);
+  EXPECT_EQ(loc["region"]["snippet"]["text"], kGithub);
+  EXPECT_EQ(gh["partialFingerprints"]["stealscan/v1"], t.path("data") + "/dir one/a.py:github-pat:2");
+}
+
+TEST(SecretsReport, sarif_without_findings_is_a_valid_log_with_no_results) {
+  TempTree t;
+  t.write("data/clean.txt", "nothing here\n");
+  const ProcessResult r = secrets({"--format", "sarif", t.path("data")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json doc = json::parse(r.out);
+  expect_valid_sarif(doc);
+  EXPECT_TRUE(doc["runs"][0]["results"].empty());
+}
+
+TEST(SecretsReport, sarif_path_only_finding_has_no_region_and_redact_hides_the_snippet) {
+  TempTree t;
+  plant(t);
+  t.write("data/key.pem", "not a key, but the name says so\n");
+  t.write("rules.toml",
+          "[extend]\nuseDefault = true\n[[rules]]\nid = 'pem-file'\ndescription = 'a PEM file'\npath = '\\.pem$'\n");
+  const ProcessResult r = secrets({"--config", t.path("rules.toml"), "--redact", "-f", "sarif", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const json doc = json::parse(r.out);
+  expect_valid_sarif(doc);
+  bool saw_path_rule = false;
+  for (const json& res : doc["runs"][0]["results"]) {
+    const json& phys = res["locations"][0]["physicalLocation"];
+    if (res["ruleId"] == "pem-file") {
+      saw_path_rule = true;
+      EXPECT_FALSE(phys.contains("region"));
+    } else {
+      EXPECT_EQ(phys["region"]["snippet"]["text"], "REDACTED");
+    }
+  }
+  EXPECT_TRUE(saw_path_rule);
+}
+
+TEST(SecretsReport, sarif_text_is_utf8_even_for_a_file_name_that_is_not) {
+  TempTree t;
+  t.write(std::string("data/caf\xe9.env"), "GH = \"" + kGithub + "\"\n");
+  const ProcessResult r = secrets({"--format", "sarif", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const json doc = json::parse(r.out);  // nlohmann rejects strings that are not UTF-8
+  expect_valid_sarif(doc);
+  const std::string uri = doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+  EXPECT_NE(uri.find("caf%E9.env"), std::string::npos) << uri;
+}
+
+// ---- csv and junit ------------------------------------------------------
+
+TEST(SecretsReport, csv_has_gitleaks_columns_and_quotes_fields_with_commas_and_quotes) {
+  TempTree t;
+  t.write("data/a,b.txt", "x = \"" + kGithub + "\"\n");
+  const ProcessResult r = secrets({"--format", "csv", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::string header =
+      "RuleID,Commit,File,SymlinkFile,Secret,Match,StartLine,EndLine,StartColumn,EndColumn,Author,Message,Date,"
+      "Email,Fingerprint,Tags\r\n";
+  ASSERT_EQ(r.out.substr(0, header.size()), header);
+  const std::string row = r.out.substr(header.size());
+  const std::string file = t.path("data") + "/a,b.txt";
+  EXPECT_EQ(row, "github-pat,,\"" + file + "\",," + kGithub + "," + kGithub + ",1,1,6,45,,,,,\"" + file +
+                     ":github-pat:1\",github token\r\n");
+}
+
+TEST(SecretsReport, junit_lists_each_finding_as_a_failed_test_case_with_markup_escaped) {
+  TempTree t;
+  t.write("data/<a&b>.txt", "GH = \"" + kGithub + "\"\n" + kAws + "\n");
+  const ProcessResult r = secrets({"--format", "junit", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("tests=\"2\" failures=\"2\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("&lt;a&amp;b&gt;.txt"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("<a&b>"), std::string::npos) << r.out;
+  std::size_t cases = 0;
+  for (std::size_t at = r.out.find("<testcase "); at != std::string::npos; at = r.out.find("<testcase ", at + 1))
+    ++cases;
+  EXPECT_EQ(cases, 2u);
+  EXPECT_NE(r.out.find("</testsuites>\n"), std::string::npos);
+}
+
+TEST(SecretsReport, unknown_format_is_refused_naming_it) {
+  const ProcessResult r = secrets({"--format", "xml", "."});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("'xml'"), std::string::npos) << r.err;
+}
+
+// ---- known findings --------------------------------------------------------
+
+TEST(SecretsKnown, baseline_suppresses_the_findings_it_holds_and_reports_new_ones) {
+  TempTree t;
+  plant(t);
+  const ProcessResult first = secrets({"--format", "json", "-o", t.path("baseline.json"), t.path("data")});
+  ASSERT_EQ(first.status, 1) << first.err;
+  const ProcessResult again = secrets({"--baseline", t.path("baseline.json"), "-f", "json", t.path("data")});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out).size(), 0u);
+  EXPECT_NE(again.err.find("2 more known"), std::string::npos) << again.err;
+
+  // A new secret elsewhere, and the old one rotated on its line: both new.
+  t.write("data/c.env", "K = \"" + kGithub + "\"\n");
+  t.write("data/dir one/a.py", "import os\nGH = \"" + kGithub2 + "\"\n");
+  const ProcessResult later = secrets({"-b", t.path("baseline.json"), "-f", "json", t.path("data")});
+  EXPECT_EQ(later.status, 1) << later.err;
+  std::set<std::string> files;
+  for (const json& f : json::parse(later.out)) files.insert(f["File"].get<std::string>() + "=" + f["Secret"].get<std::string>());
+  EXPECT_EQ(files, (std::set<std::string>{t.path("data") + "/c.env=" + kGithub,
+                                          t.path("data") + "/dir one/a.py=" + kGithub2}));
+}
+
+TEST(SecretsKnown, redacted_baseline_still_matches) {
+  TempTree t;
+  plant(t);
+  ASSERT_EQ(secrets({"--redact", "-f", "json", "-o", t.path("baseline.json"), t.path("data")}).status, 1);
+  const ProcessResult r = secrets({"--baseline", t.path("baseline.json"), t.path("data")});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+}
+
+TEST(SecretsKnown, bad_or_missing_baseline_is_an_error_naming_it) {
+  TempTree t;
+  plant(t);
+  t.write("not-json", "{");
+  t.write("no-line.json", "[{\"RuleID\": \"x\", \"File\": \"f\", \"StartLine\": \"one\"}]");
+  ProcessResult r = secrets({"--baseline", t.path("not-json"), t.path("data")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(t.path("not-json") + ": not a JSON report"), std::string::npos) << r.err;
+  r = secrets({"--baseline", t.path("no-line.json"), t.path("data")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("[0]: 'StartLine' must be a number"), std::string::npos) << r.err;
+  r = secrets({"--baseline", t.path("missing.json"), t.path("data")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("missing.json: cannot read the baseline"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "no scan after a bad baseline";
+}
+
+TEST(SecretsKnown, fingerprint_file_suppresses_listed_findings_only) {
+  TempTree t;
+  plant(t);
+  t.write("fp.txt", "# accepted\n\n  " + t.path("data") + "/b.ini:aws-access-key-id:1  \n");
+  const ProcessResult r = secrets({"--fingerprints", t.path("fp.txt"), "-f", "csv", t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.out.find("aws-access-key-id"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("github-pat"), std::string::npos) << r.out;
+}
+
+TEST(SecretsKnown, gitleaksignore_and_stealscanignore_at_the_root_are_read) {
+  TempTree t;
+  plant(t);
+  t.write("data/skipped.txt", "K = \"" + kGithub + "\"\n");
+  // The fingerprint as the report prints it with the root "." (./b.ini), the
+  // walker's glob beside it still works, and a .gitleaksignore line.
+  t.write("data/.stealscanignore", "skipped.txt\nb.ini:aws-access-key-id:1\n");
+  t.write("data/.gitleaksignore", "dir one/a.py:github-pat:2\n");
+  const ProcessResult r = run_process({"/bin/sh", "-c", "cd '" + t.path("data") + "' && '" + kBin +
+                                                            "' secrets --no-progress -f csv ."});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("0 findings (2 more known"), std::string::npos) << r.err;
+}
+
+TEST(SecretsKnown, git_fingerprints_in_either_order_match) {
+  TempTree t;
+  // A baseline can only come from a git scan for a finding with a commit; the
+  // fingerprint forms are checked through a fingerprint file on a plain scan,
+  // whose findings have no commit: neither form may suppress them.
+  t.write("data/a.env", "K = \"" + kGithub + "\"\n");
+  const std::string commit(40, 'a');
+  t.write("fp.txt", commit + ":" + t.path("data") + "/a.env:github-pat:1\n" + t.path("data") + "/a.env:" + commit +
+                        ":github-pat:1\n");
+  const ProcessResult r = secrets({"--fingerprints", t.path("fp.txt"), "-f", "csv", t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+}
+
+// ---- decoding --------------------------------------------------------------
+
+std::string base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const auto v = static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16 |
+                   static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8 |
+                   static_cast<unsigned char>(bytes[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out.push_back(kAlphabet[(v >> k) & 63]);
+  }
+  if (i < bytes.size()) {
+    unsigned v = static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+    out.push_back(i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+// "file:rule:line:column-endcolumn=secret [tags]" for each finding of a JSON report.
+std::vector<std::string> brief(const ProcessResult& r, const std::string& root) {
+  std::vector<std::string> out;
+  for (const json& f : json::parse(r.out)) {
+    std::string file = f["File"];
+    if (file.rfind(root + "/", 0) == 0) file = file.substr(root.size() + 1);
+    std::string tags;
+    for (const json& t : f["Tags"]) {
+      if (!tags.empty()) tags.push_back(' ');
+      tags.append(t.get<std::string>());
+    }
+    out.push_back(file + ":" + f["RuleID"].get<std::string>() + ":" + std::to_string(f["StartLine"].get<long>()) +
+                  ":" + std::to_string(f["StartColumn"].get<long>()) + "-" +
+                  std::to_string(f["EndColumn"].get<long>()) + "=" + f["Secret"].get<std::string>() + " [" + tags +
+                  "]");
+  }
+  return out;
+}
+
+TEST(SecretsDecode, a_secret_in_a_base64_blob_is_found_at_the_blob_and_tagged) {
+  TempTree t;
+  const std::string blob = base64("ghp = " + kGithub + "\n");
+  t.write("data/secret.yaml", "kind: Secret\ndata:\n  value: " + blob + "\n");
+  const ProcessResult r = secrets({"-f", "json", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::string where = "secret.yaml:github-pat:3:10-" + std::to_string(9 + blob.size()) + "=";
+  EXPECT_EQ(brief(r, t.path("data")), std::vector<std::string>{where + kGithub + " [github token decoded:base64]"});
+}
+
+TEST(SecretsDecode, base64_inside_base64_is_found_to_the_decode_depth_only) {
+  TempTree t;
+  const std::string inner = base64("x = " + kGithub + "\n");
+  const std::string outer = base64("{\"note\": \"" + inner + "\"}");
+  t.write("data/twice.json", "{\"blob\": \"" + outer + "\"}\n");
+  EXPECT_EQ(brief(secrets({"-f", "json", t.path("data")}), t.path("data")).size(), 1u);
+  EXPECT_TRUE(brief(secrets({"-f", "json", "--decode-depth", "1", t.path("data")}), t.path("data")).empty());
+  t.write("data/once.txt", base64("x = " + kGithub) + "\n");
+  const ProcessResult none = secrets({"-f", "json", "--decode-depth", "0", t.path("data")});
+  EXPECT_EQ(none.status, 0) << none.out;
+  EXPECT_EQ(secrets({"--decode-depth", "9", t.path("data")}).status, 2);
+}
+
+TEST(SecretsDecode, inline_allow_on_the_blob_line_allows_a_decoded_secret) {
+  TempTree t;
+  t.write("data/a.txt", "v: " + base64("x = " + kGithub) + " # stealscan:allow\n");
+  const ProcessResult r = secrets({"-f", "json", t.path("data")});
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+TEST(SecretsDecode, utf16_files_are_read_as_text_in_either_byte_order) {
+  TempTree t;
+  const std::string text = "line one\r\nGH = " + kGithub + "\r\n";
+  std::string le = "\xff\xfe", be = "\xfe\xff", bare;
+  for (const char c : text) {
+    le += std::string{c, '\0'};
+    be += std::string{'\0', c};
+    bare += std::string{c, '\0'};
+  }
+  t.write("data/le.ps1", le);
+  t.write("data/be.txt", be);
+  t.write("data/nobom.reg", bare);
+  const ProcessResult r = secrets({"-f", "json", t.path("data")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::string tail = ":github-pat:2:6-45=" + kGithub + " [github token]";
+  EXPECT_EQ(brief(r, t.path("data")),
+            (std::vector<std::string>{"be.txt" + tail, "le.ps1" + tail, "nobom.reg" + tail}));
+}
+
+}  // namespace
+}  // namespace stealscan::test
