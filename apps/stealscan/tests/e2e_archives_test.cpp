@@ -155,6 +155,14 @@ TEST(Archives, binary_members_are_skipped_unless_text) {
   EXPECT_EQ(summary(secrets({"-a", t.path("data")}), t.path("data")), (Lines{"a.zip!bin.dat:github-pat:3:11"}));
 }
 
+TEST(Archives, a_utf16_member_is_decoded_as_a_utf16_file_is) {
+  TempTree t;
+  std::string utf16 = "\xff\xfe";  // little-endian, with a byte order mark
+  for (const char c : kSecretText) utf16.append({c, '\0'});
+  t.write("data/a.zip", make_archive(Format::zip, Filter::none, {{"w.txt", utf16}}));
+  EXPECT_EQ(summary(secrets({t.path("data")}), t.path("data")), (Lines{"a.zip!w.txt:github-pat:3:11"}));
+}
+
 TEST(Archives, a_zip_bomb_member_is_skipped_with_a_warning_and_the_rest_is_scanned) {
   TempTree t;
   const std::string zeros(20'000'000, '\0');

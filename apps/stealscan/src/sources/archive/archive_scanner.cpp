@@ -7,6 +7,7 @@
 #include "scan/whole_file_task.hpp"
 #include "sources/archive/archive_magic.hpp"
 #include "sources/archive/archive_reader.hpp"
+#include "sources/utf16.hpp"
 
 namespace stealscan {
 namespace {
@@ -56,6 +57,7 @@ bool ArchiveScanner::scan_if_archive(std::string_view shown, std::string_view by
   (void)scan_archive(std::string(shown), bytes, 1, work);
   for (std::string& b : levels_)
     if (b.capacity() > kKeptBuffer) std::string().swap(b);
+  if (decoded_.capacity() > kKeptBuffer) std::string().swap(decoded_);
   return true;
 }
 
@@ -112,7 +114,10 @@ ArchiveScanner::Stop ArchiveScanner::scan_member(const std::string& shown, std::
     warn(shown, "nested archive not opened: deeper than --archive-depth " + std::to_string(settings_.max_depth));
     return Stop::no;
   }
-  if (!settings_.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
+  if (const Utf16 order = detect_utf16(bytes); order != Utf16::none) {  // as the runner does for files
+    utf16_to_utf8(bytes, order, decoded_);
+    bytes = decoded_;
+  } else if (!settings_.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
     Tally::add(tally_.binary, 1);
     return Stop::no;
   }

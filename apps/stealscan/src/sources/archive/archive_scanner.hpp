@@ -53,6 +53,7 @@ class ArchiveScanner {
   Diagnostics& diag_;
   Tally& tally_;
   std::vector<std::string> levels_;  // levels_[d]: the member being read from the archive at depth d + 1
+  std::string decoded_;              // a UTF-16 member as UTF-8 (a leaf: one buffer serves every level)
   std::uint64_t total_ = 0;          // decompressed bytes of the current file on disk; <= max_total + 1
   std::string_view top_;             // the file on disk being scanned, as shown
 };
