@@ -12,10 +12,13 @@
 # stealscan is skipped; apps/stealscan/README.md says why each).
 # libtomlplusplus-dev: the TOML reader of `stealscan secrets` rule files
 # (gitleaks' config format). nlohmann-json3-dev: the JSON reader of its
-# baselines (previous reports) and of its tests' report checks.
+# baselines (previous reports) and of its tests' report checks. libarchive-dev:
+# the archives and compressed files `stealscan secrets` looks into (tar, zip,
+# gzip, bzip2, xz, zstd; one library for every format and filter, so no
+# decompression of our own); its tests also build their archives with it.
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
               libtbb-dev relacy-dev pkg-config libre2-dev
-              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev)
+              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev)
 
 stealpool_install_deps() {
   [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0

@@ -44,6 +44,7 @@ void run_file(const WholeFileShared& sh, const ScanTask& t, std::string_view sho
     return;
   }
   std::string_view bytes(s.buffer);
+  if (s.archives != nullptr && s.archives->scan_if_archive(shown, bytes, *s.work)) return;  // before: archives hold NULs
   if (const Utf16 order = detect_utf16(bytes); order != Utf16::none) {
     utf16_to_utf8(bytes, order, s.decoded);  // NULs and all: UTF-16 is text
     bytes = s.decoded;

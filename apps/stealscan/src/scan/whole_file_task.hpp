@@ -2,7 +2,8 @@
 // memory (`stealscan secrets`: a rule's match may span lines). It opens the
 // task's file, skips what is not to be read (too large, binary), reads it into
 // the worker's buffer, turns UTF-16 text into UTF-8 (sources/utf16.hpp) and
-// hands the bytes to the worker's FileWork. Walking,
+// hands the bytes to the worker's FileWork (an archive's members instead,
+// through the worker's ArchiveScanner). Walking,
 // batching, the budget and the threads are feed_files()'s (file_feed.hpp), as
 // for the search; the search itself keeps its chunked runner (scan_task.hpp).
 #pragma once
@@ -17,6 +18,7 @@
 #include "output/diagnostics.hpp"
 #include "scan/scan_task.hpp"
 #include "scan/tally.hpp"
+#include "sources/archive/archive_scanner.hpp"
 #include "walk/in_flight_budget.hpp"
 
 namespace stealscan {
@@ -46,6 +48,7 @@ struct WholeFileScratch {
   std::string buffer;   // the file being scanned; kept between files, trimmed when large
   Tally* tally;
   std::string decoded = {};  // a UTF-16 file's text as UTF-8; kept as the buffer is
+  std::unique_ptr<ArchiveScanner> archives = {};  // null: archives are not opened (--no-archives)
 };
 
 using WholeFileCtx = stealpool::WorkerCtx<ScanTask, WholeFileScratch>;
