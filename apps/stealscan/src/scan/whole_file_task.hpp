@@ -56,6 +56,14 @@ using WholeFileCtx = stealpool::WorkerCtx<ScanTask, WholeFileScratch>;
 // The binary check looks at this many bytes from the start (as the search's first chunk).
 inline constexpr std::size_t kBinaryProbe = 256 * 1024;
 
+// The last step for the bytes of a file or of an archive member, shown as
+// `shown`: UTF-16 text is turned into UTF-8 (into `decoded`), a binary file
+// (a NUL in the first kBinaryProbe bytes) is skipped unless `binary_as_text`,
+// the rest goes to `work`; each outcome is counted in `tally`. Returns whether
+// the bytes went to `work`.
+bool hand_over_bytes(std::string_view shown, std::string_view bytes, bool binary_as_text, std::string& decoded,
+                     Tally& tally, FileWork& work);
+
 // Never throws for a file that cannot be read: it is reported and counted.
 void run_whole_file_task(const WholeFileShared& shared, ScanTask task, WholeFileCtx& ctx);
 

@@ -7,7 +7,6 @@
 #include "scan/whole_file_task.hpp"
 #include "sources/archive/archive_magic.hpp"
 #include "sources/archive/archive_reader.hpp"
-#include "sources/utf16.hpp"
 
 namespace stealscan {
 namespace {
@@ -114,20 +113,8 @@ ArchiveScanner::Stop ArchiveScanner::scan_member(const std::string& shown, std::
     warn(shown, "nested archive not opened: deeper than --archive-depth " + std::to_string(settings_.max_depth));
     return Stop::no;
   }
-  if (const Utf16 order = detect_utf16(bytes); order != Utf16::none) {  // as the runner does for files
-    utf16_to_utf8(bytes, order, decoded_);
-    bytes = decoded_;
-  } else if (!settings_.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
-    Tally::add(tally_.binary, 1);
-    return Stop::no;
-  }
-  Tally::add(tally_.files, 1);
-  Tally::add(tally_.archive_members, 1);
-  const std::uint64_t hits = work.on_file(shown, bytes);
-  if (hits > 0) {
-    Tally::add(tally_.matched_files, 1);
-    Tally::add(tally_.matching_lines, hits);
-  }
+  if (hand_over_bytes(shown, bytes, settings_.binary_as_text, decoded_, tally_, work))  // as a file on disk
+    Tally::add(tally_.archive_members, 1);
   return Stop::no;
 }
 
