@@ -12,13 +12,16 @@
 # stealscan is skipped; apps/stealscan/README.md says why each).
 # libtomlplusplus-dev: the TOML reader of `stealscan secrets` rule files
 # (gitleaks' config format). nlohmann-json3-dev: the JSON reader of its
-# baselines (previous reports) and of its tests' report checks. libgit2-dev:
-# `stealscan secrets --git` reads a repository's objects in-process (no `git`
-# process per blob, packfiles and deltas handled, a repository handle per
-# worker thread); its tests build their repositories with it too.
+# baselines (previous reports) and of its tests' report checks. libarchive-dev:
+# the archives and compressed files `stealscan secrets` looks into (tar, zip,
+# gzip, bzip2, xz, zstd; one library for every format and filter, so no
+# decompression of our own); its tests also build their archives with it.
+# libgit2-dev: `stealscan secrets --git` reads a repository's objects
+# in-process (no `git` process per blob, packfiles and deltas handled, a
+# repository handle per worker thread); its tests build their repositories with it too.
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
               libtbb-dev relacy-dev pkg-config libre2-dev
-              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libgit2-dev)
+              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev libgit2-dev)
 
 stealpool_install_deps() {
   [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0

@@ -21,6 +21,13 @@ struct Totals {
   std::uint64_t too_large = 0;       // files skipped by --max-filesize
   std::uint64_t errors = 0;          // unreadable files, broken links, unreadable directories
   std::uint64_t loops = 0;           // symbolic links to an ancestor directory, not followed
+  // `stealscan secrets` only (sources/archive/): archives opened (nested ones
+  // too), members scanned (also in `files`), bytes decompressed, warnings
+  // (corrupt archives, limits reached: skipped members).
+  std::uint64_t archives = 0;
+  std::uint64_t archive_members = 0;
+  std::uint64_t archive_bytes = 0;
+  std::uint64_t archive_warnings = 0;
 };
 
 struct alignas(64) Tally {
@@ -32,6 +39,10 @@ struct alignas(64) Tally {
   std::atomic<std::uint64_t> too_large{0};
   std::atomic<std::uint64_t> errors{0};
   std::atomic<std::uint64_t> loops{0};
+  std::atomic<std::uint64_t> archives{0};
+  std::atomic<std::uint64_t> archive_members{0};
+  std::atomic<std::uint64_t> archive_bytes{0};
+  std::atomic<std::uint64_t> archive_warnings{0};
 
   // Owner only: relaxed, and no RMW needed (see the header comment).
   static void add(std::atomic<std::uint64_t>& field, std::uint64_t n) noexcept {
@@ -49,6 +60,10 @@ struct alignas(64) Tally {
     t.too_large = too_large.load(std::memory_order_relaxed);
     t.errors = errors.load(std::memory_order_relaxed);
     t.loops = loops.load(std::memory_order_relaxed);
+    t.archives = archives.load(std::memory_order_relaxed);
+    t.archive_members = archive_members.load(std::memory_order_relaxed);
+    t.archive_bytes = archive_bytes.load(std::memory_order_relaxed);
+    t.archive_warnings = archive_warnings.load(std::memory_order_relaxed);
     return t;
   }
 };
@@ -65,6 +80,10 @@ inline Totals sum(std::span<const Tally> tallies) noexcept {
     s.too_large += x.too_large;
     s.errors += x.errors;
     s.loops += x.loops;
+    s.archives += x.archives;
+    s.archive_members += x.archive_members;
+    s.archive_bytes += x.archive_bytes;
+    s.archive_warnings += x.archive_warnings;
   }
   return s;
 }

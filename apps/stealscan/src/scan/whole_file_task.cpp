@@ -43,23 +43,30 @@ void run_file(const WholeFileShared& sh, const ScanTask& t, std::string_view sho
     Tally::add(s.tally->too_large, 1);
     return;
   }
-  std::string_view bytes(s.buffer);
-  if (const Utf16 order = detect_utf16(bytes); order != Utf16::none) {
-    utf16_to_utf8(bytes, order, s.decoded);  // NULs and all: UTF-16 is text
-    bytes = s.decoded;
-  } else if (!sh.settings.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
-    Tally::add(s.tally->binary, 1);
-    return;
-  }
-  Tally::add(s.tally->files, 1);
-  const std::uint64_t hits = s.work->on_file(shown, bytes);
-  if (hits > 0) {
-    Tally::add(s.tally->matched_files, 1);
-    Tally::add(s.tally->matching_lines, hits);
-  }
+  const std::string_view bytes(s.buffer);
+  if (s.archives != nullptr && s.archives->scan_if_archive(shown, bytes, *s.work)) return;  // before: archives hold NULs
+  (void)hand_over_bytes(shown, bytes, sh.settings.binary_as_text, s.decoded, *s.tally, *s.work);
 }
 
 }  // namespace
+
+bool hand_over_bytes(std::string_view shown, std::string_view bytes, bool binary_as_text, std::string& decoded,
+                     Tally& tally, FileWork& work) {
+  if (const Utf16 order = detect_utf16(bytes); order != Utf16::none) {
+    utf16_to_utf8(bytes, order, decoded);  // NULs and all: UTF-16 is text
+    bytes = decoded;
+  } else if (!binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
+    Tally::add(tally.binary, 1);
+    return false;
+  }
+  Tally::add(tally.files, 1);
+  const std::uint64_t hits = work.on_file(shown, bytes);
+  if (hits > 0) {
+    Tally::add(tally.matched_files, 1);
+    Tally::add(tally.matching_lines, hits);
+  }
+  return true;
+}
 
 void run_whole_file_task(const WholeFileShared& shared, ScanTask task, WholeFileCtx& ctx) {
   WholeFileScratch& s = ctx.scratch();

@@ -66,6 +66,14 @@ RuleSet choose_rules(const SecretsCommand& cmd, bool& from_file) {
   return default_rule_set();
 }
 
+// One worker's archive scanner; none with --no-archives (or --archive-depth 0).
+std::unique_ptr<ArchiveScanner> make_archive_scanner(const SecretsCommand& cmd, Diagnostics& diag, Tally& tally) {
+  if (cmd.archive_depth == 0) return nullptr;
+  const ArchiveSettings s{cmd.archive_depth, cmd.archive_max_entry_size.value_or(cmd.max_filesize),
+                          cmd.archive_max_size, cmd.binary_as_text};
+  return std::make_unique<ArchiveScanner>(s, diag, tally);
+}
+
 // --baseline and --fingerprints; without --fingerprints, the fingerprint
 // lines of .gitleaksignore and .stealscanignore in each directory operand.
 Suppressions choose_suppressions(const SecretsCommand& cmd, const RuleSet& rules) {
@@ -91,6 +99,11 @@ std::string summary(const Totals& t, std::size_t findings, std::size_t known) {
   s.append(" in ").append(std::to_string(t.matched_files)).append(t.matched_files == 1 ? " file" : " files");
   s.append(" (").append(std::to_string(t.files)).append(" scanned, ").append(std::to_string(t.binary));
   s.append(" binary and ").append(std::to_string(t.too_large)).append(" too large skipped)");
+  if (t.archives > 0)  // the members are among the files scanned
+    s.append("; ").append(std::to_string(t.archives)).append(t.archives == 1 ? " archive, " : " archives, ")
+        .append(std::to_string(t.archive_members)).append(" archive members, ")
+        .append(std::to_string(t.archive_bytes)).append(" bytes decompressed, ")
+        .append(std::to_string(t.archive_warnings)).append(" archive warnings");
   return s;
 }
 
@@ -146,7 +159,8 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
         FeedSettings{cmd.paths, cmd.walk, cmd.workers, !cmd.no_progress && ::isatty(STDERR_FILENO) == 1}, budget,
         tallies, diag,
         [&](std::size_t id) {
-          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact), {}, &tallies[id]};
+          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact), {}, &tallies[id],
+                                  {}, make_archive_scanner(cmd, diag, tallies[id])};
         },
         [&shared](ScanTask task, WholeFileCtx& ctx) { run_whole_file_task(shared, task, ctx); });
   } catch (const ThreadStartError& e) {

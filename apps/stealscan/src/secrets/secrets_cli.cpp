@@ -45,6 +45,17 @@ Which files:
   -L, --follow              follow symbolic links
   -a, --text                also binary files (a NUL byte in the first 256 KiB)
       --max-filesize SIZE   skip larger files (default 64M; suffix K, M or G)
+Archives (.gz .bz2 .xz .zst .zip .jar .tar and compressed tars, found by their
+first bytes; a member is reported as ARCHIVE!MEMBER, x.env.gz's as x.env.gz!x.env):
+      --no-archives         scan archives as plain files (binary: skipped)
+      --archive-depth N     open nested archives up to N levels (default 3; 0 as
+                            --no-archives)
+      --archive-max-entry-size SIZE
+                            skip a member larger than SIZE decompressed, with a
+                            warning (default: --max-filesize)
+      --archive-max-size SIZE
+                            stop reading an archive (nested ones included) after
+                            SIZE decompressed, with a warning (default 256M)
 What is decoded:
       --decode-depth N      scan the text decoded from base64 blobs (24+
                             characters), and base64 inside that, N layers deep
@@ -60,13 +71,16 @@ Performance and reporting:
 
 A line holding "stealscan:allow" (or "gitleaks:allow") is never reported.
 Exit status: 0 no finding, 1 findings, 2 an error (a bad option or config, a
-missing path, an unreadable file), also when there were findings.
+missing path, an unreadable file), also when there were findings. A corrupt
+archive or a limit reached is a warning on stderr and does not change it.
 )";
 
 namespace {
 
 // Short options that take a value, which may be glued to them ("-j4").
 constexpr std::string_view kShortWithValue = "cfogjb";
+// Deeper nesting is no real archive's; each level keeps a member's buffer.
+constexpr std::uint64_t kMaxArchiveDepth = 16;
 
 }  // namespace
 
@@ -112,6 +126,16 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       c.decode_depth = static_cast<unsigned>(parse_count(name, value(), 0, 8));
     } else if (name == "--max-filesize") {
       c.max_filesize = parse_size(name, value());
+    } else if (name == "--no-archives") {
+      bool on = false;
+      flag(on);
+      c.archive_depth = 0;
+    } else if (name == "--archive-depth") {
+      c.archive_depth = static_cast<unsigned>(parse_count(name, value(), 0, kMaxArchiveDepth));
+    } else if (name == "--archive-max-entry-size") {
+      c.archive_max_entry_size = parse_size(name, value());
+    } else if (name == "--archive-max-size") {
+      c.archive_max_size = parse_size(name, value());
     } else if (name == "-j" || name == "--threads") {
       c.workers = static_cast<std::size_t>(parse_count(name, value(), 1, 4096));
     } else if (name == "--no-cache") {

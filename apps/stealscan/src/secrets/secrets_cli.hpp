@@ -30,6 +30,11 @@ struct SecretsCommand {
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool no_progress = false;
   bool no_cache = false;  // --no-cache: compile the keyword database, do not keep it
+  // Archives (sources/archive/): levels opened (0: none, --no-archives), the
+  // limits on decompressed bytes per member (unset: --max-filesize) and per file on disk.
+  unsigned archive_depth = 3;
+  std::optional<std::uint64_t> archive_max_entry_size;
+  std::uint64_t archive_max_size = std::uint64_t{256} << 20;
   bool git = false;                  // --git: the history of the repository at the one PATH
   std::optional<std::string> since;  // --since COMMIT (with --git)
 };
