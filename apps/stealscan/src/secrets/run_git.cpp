@@ -7,7 +7,7 @@
 
 #include "scan/file_feed.hpp"
 #include "secrets/git_scan.hpp"
-#include "secrets/report.hpp"
+#include "secrets/report_sink.hpp"
 #include "secrets/run_secrets.hpp"
 #include "sources/git/commit_info.hpp"
 #include "sources/git/history.hpp"
@@ -73,19 +73,8 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const 
     return kError;
   }
   std::vector<Finding>& findings = result.findings;
-  const std::size_t suppressed = known.filter(findings);
-  std::sort(findings.begin(), findings.end(), report_order);
-  const std::string report = format_report(findings, cmd.format, detector.rules());
-  if (file.is_open()) {
-    file << report;
-    file.close();
-    if (!file) {
-      diag.error(cmd.output, "cannot write the report");
-      return kError;
-    }
-  } else {
-    std::cout << report << std::flush;
-  }
+  std::size_t suppressed = 0;
+  if (!write_findings(findings, known, cmd, detector.rules(), file, diag, suppressed)) return kError;
   diag.message(summary(history, result.counts, findings.size(), suppressed));
   if (result.counts.errors > 0) return kError;
   return findings.empty() ? kNoFindings : kFindings;

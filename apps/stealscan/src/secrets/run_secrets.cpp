@@ -21,6 +21,7 @@
 #include "secrets/detector.hpp"
 #include "secrets/run_git.hpp"
 #include "secrets/secrets_cli.hpp"
+#include "secrets/report_sink.hpp"
 #include "secrets/suppressions.hpp"
 
 namespace stealscan::secrets {
@@ -172,19 +173,8 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
 
   std::vector<Finding> findings;
   for (auto& f : found) std::move(f.begin(), f.end(), std::back_inserter(findings));
-  const std::size_t suppressed = known.filter(findings);
-  std::sort(findings.begin(), findings.end(), report_order);
-  const std::string report = format_report(findings, cmd.format, detector->rules());
-  if (file.is_open()) {
-    file << report;
-    file.close();
-    if (!file) {
-      diag.error(cmd.output, "cannot write the report");
-      return kError;
-    }
-  } else {
-    std::cout << report << std::flush;
-  }
+  std::size_t suppressed = 0;
+  if (!write_findings(findings, known, cmd, detector->rules(), file, diag, suppressed)) return kError;
   diag.message(summary(totals, findings.size(), suppressed));
   if (totals.errors > 0) return kError;
   return findings.empty() ? kNoFindings : kFindings;
