@@ -234,6 +234,18 @@ TEST(Archives, a_corrupt_archive_is_a_warning_and_the_other_files_are_scanned) {
   EXPECT_TRUE(has(r.err, "corrupt")) << r.err;
 }
 
+TEST(Archives, an_empty_compressed_file_is_no_warning) {
+  TempTree t;
+  for (const Filter f : {Filter::gzip, Filter::bzip2, Filter::xz, Filter::zstd})
+    t.write("data/empty." + std::to_string(static_cast<int>(f)), make_archive(Format::raw, f, {{"empty", ""}}));
+  t.write("data/plain.txt", kSecretText);
+  const ProcessResult r = secrets({t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(summary(r, t.path("data")), (Lines{"plain.txt:github-pat:3:11"}));
+  EXPECT_FALSE(has(r.err, "corrupt")) << r.err;
+  EXPECT_FALSE(has(r.err, "warning: ")) << r.err;
+}
+
 TEST(Archives, an_encrypted_member_is_a_warning_and_the_next_archives_are_read) {
   TempTree t;
   t.write("data/locked.zip", make_archive(Format::zip, Filter::none, {{"a.env", kSecretText}, {"b.env", kSecretText}},

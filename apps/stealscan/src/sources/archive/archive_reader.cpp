@@ -19,8 +19,11 @@ ArchiveReader::ArchiveReader(std::string_view bytes) : a_(archive_read_new()) {
   (void)archive_read_support_format_tar(a_);
   (void)archive_read_support_format_zip(a_);
   // Raw bids last: it is chosen only when no archive format recognises the
-  // (decompressed) bytes, i.e. for a single compressed stream.
+  // (decompressed) bytes, i.e. for a single compressed stream. Raw refuses an
+  // empty stream; "empty" takes it (an empty .gz, as some man pages are): no
+  // members, no warning.
   (void)archive_read_support_format_raw(a_);
+  (void)archive_read_support_format_empty(a_);
   open_ = archive_read_open_memory(a_, bytes.data(), bytes.size()) == ARCHIVE_OK;
 }
 
