@@ -43,7 +43,7 @@ ss="$build/apps/stealscan/stealscan"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-python3 - "$ROOT/apps/stealscan/src/secrets/default_rules.toml" "$tmp" <<'PY'
+python3 - "$ROOT/apps/stealscan/src/secrets/rules/default_rules.toml" "$tmp" <<'PY'
 import sys, tomllib
 rules = tomllib.load(open(sys.argv[1], "rb"))["rules"]
 regexes = [r["regex"] for r in rules if "regex" in r]

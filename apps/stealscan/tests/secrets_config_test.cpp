@@ -1,4 +1,4 @@
-// The rule loader (src/secrets/config_loader.*, detector.* for regexes): every
+// The rule loader (src/secrets/rules/config_loader.*, detect/detector.* for regexes): every
 // field of gitleaks' format is read, both spellings of allowlists, [extend];
 // every error names the file, the rule, the field and the bad value.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "secrets/config_loader.hpp"
-#include "secrets/detector.hpp"
+#include "secrets/rules/config_loader.hpp"
+#include "secrets/detect/detector.hpp"
 
 namespace stealscan::secrets {
 namespace {

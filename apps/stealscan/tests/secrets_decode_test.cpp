@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "secrets/base64.hpp"
-#include "secrets/base64_blobs.hpp"
+#include "secrets/detect/base64.hpp"
+#include "secrets/detect/base64_blobs.hpp"
 #include "sources/utf16.hpp"
 
 namespace stealscan::secrets {

@@ -1,4 +1,4 @@
-// The built-in rules (src/secrets/default_rules.toml): there are at least 60,
+// The built-in rules (src/secrets/rules/default_rules.toml): there are at least 60,
 // every one has keywords, and every one finds a made-up sample of its token and
 // not a near miss (one character short, a wrong alphabet, too little entropy,
 // no provider name...). The samples are built from cycled alphabets, so they
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "secrets/config_loader.hpp"
-#include "secrets/detector.hpp"
+#include "secrets/rules/config_loader.hpp"
+#include "secrets/detect/detector.hpp"
 
 namespace stealscan::secrets {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "scan/file_feed.hpp"
 #include "scan/whole_file_task.hpp"
-#include "secrets/report.hpp"
+#include "secrets/report/report.hpp"
 #include "sources/git/blob_index.hpp"
 
 namespace stealscan::secrets {

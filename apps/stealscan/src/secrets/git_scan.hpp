@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "output/diagnostics.hpp"
-#include "secrets/detector.hpp"
+#include "secrets/detect/detector.hpp"
 #include "sources/git/history.hpp"
 
 namespace stealscan::secrets {

@@ -7,7 +7,7 @@
 
 #include "scan/file_feed.hpp"
 #include "secrets/git_scan.hpp"
-#include "secrets/report_sink.hpp"
+#include "secrets/report/report_sink.hpp"
 #include "secrets/run_secrets.hpp"
 #include "sources/git/commit_info.hpp"
 #include "sources/git/history.hpp"

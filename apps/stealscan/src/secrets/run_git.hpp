@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "output/diagnostics.hpp"
-#include "secrets/detector.hpp"
+#include "secrets/detect/detector.hpp"
 #include "secrets/secrets_cli.hpp"
-#include "secrets/suppressions.hpp"
+#include "secrets/report/suppressions.hpp"
 
 namespace stealscan::secrets {
 

@@ -17,12 +17,12 @@
 #include "cli/cli.hpp"
 #include "scan/file_feed.hpp"
 #include "scan/whole_file_task.hpp"
-#include "secrets/config_loader.hpp"
-#include "secrets/detector.hpp"
+#include "secrets/rules/config_loader.hpp"
+#include "secrets/detect/detector.hpp"
 #include "secrets/run_git.hpp"
 #include "secrets/secrets_cli.hpp"
-#include "secrets/report_sink.hpp"
-#include "secrets/suppressions.hpp"
+#include "secrets/report/report_sink.hpp"
+#include "secrets/report/suppressions.hpp"
 
 namespace stealscan::secrets {
 namespace {

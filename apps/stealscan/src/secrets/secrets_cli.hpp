@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "secrets/report.hpp"
+#include "secrets/report/report.hpp"
 #include "walk/walker.hpp"
 
 namespace stealscan::secrets {

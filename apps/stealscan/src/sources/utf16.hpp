@@ -1,6 +1,6 @@
 // utf16.hpp: UTF-16 text files found and turned into UTF-8, so that `stealscan
 // secrets` reads them (a file of UTF-16 is full of NUL bytes, and other
-// scanners skip it as binary). README.md ("UTF-16").
+// scanners skip it as binary). ../secrets/README.md ("Decoding").
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// keyword_filter.hpp: KeywordFilter, the first step of the pipeline (README.md,
+// keyword_filter.hpp: KeywordFilter, the first step of the pipeline (../README.md,
 // "Matching"): one Vectorscan literal scan, caseless, for every rule's keywords
 // at once, giving the rules that must run on a file: those with a keyword in it
 // and those without keywords (gitleaks' semantics). Compiled once, shared by

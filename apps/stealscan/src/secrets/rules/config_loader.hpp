@@ -1,4 +1,4 @@
-// config_loader.hpp: gitleaks' TOML rule format -> RuleSet (README.md, "Rules").
+// config_loader.hpp: gitleaks' TOML rule format -> RuleSet (../README.md, "Rules").
 // The one unit that includes toml++. Every error is a ConfigError naming the
 // file, the rule or allowlist, the field and the bad value.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "secrets/rule.hpp"
+#include "secrets/rules/rule.hpp"
 
 namespace stealscan::secrets {
 

@@ -1,10 +1,10 @@
 // allowlist_check.cpp: AllowlistCheck (allowlist_check.hpp).
-#include "secrets/allowlist_check.hpp"
+#include "secrets/rules/allowlist_check.hpp"
 
 #include <algorithm>
 #include <optional>
 
-#include "secrets/ascii.hpp"
+#include "secrets/detect/ascii.hpp"
 
 namespace stealscan::secrets {
 namespace {

@@ -1,5 +1,5 @@
 // suppressions.hpp: the findings a user has already seen and accepted, so
-// that a scan reports only new ones (README.md, "Known findings"):
+// that a scan reports only new ones (../README.md, "Known findings"):
 // - a baseline, a previous JSON report (ours or gitleaks'): a finding is known
 //   when one of the baseline's has the same rule, file, commit, lines, columns
 //   and secret (a redacted secret matches any);
@@ -15,7 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "secrets/finding.hpp"
+#include "secrets/report/finding.hpp"
 
 namespace stealscan::secrets {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "output/diagnostics.hpp"
-#include "secrets/finding.hpp"
+#include "secrets/report/finding.hpp"
 #include "secrets/secrets_cli.hpp"
-#include "secrets/suppressions.hpp"
+#include "secrets/report/suppressions.hpp"
 
 namespace stealscan::secrets {
 

@@ -1,5 +1,5 @@
 // detector.hpp: Detector, a RuleSet compiled, and the per-file pipeline of
-// README.md ("Matching"): keywords -> each triggered rule's regex, leftmost
+// ../README.md ("Matching"): keywords -> each triggered rule's regex, leftmost
 // non-overlapping matches -> secret group -> entropy -> allowlists (rule's,
 // then global) -> inline allow comments. Built once and shared, read-only, by
 // every worker (RE2 objects are safe to share); each worker brings its own
@@ -14,10 +14,10 @@
 #include <re2/re2.h>
 
 #include "match/database_cache.hpp"
-#include "secrets/allowlist_check.hpp"
-#include "secrets/finding.hpp"
-#include "secrets/keyword_filter.hpp"
-#include "secrets/rule.hpp"
+#include "secrets/rules/allowlist_check.hpp"
+#include "secrets/report/finding.hpp"
+#include "secrets/detect/keyword_filter.hpp"
+#include "secrets/rules/rule.hpp"
 
 namespace stealscan::secrets {
 

@@ -1,4 +1,4 @@
-// finding.hpp: Finding, one secret found (README.md, "Findings"), and the
+// finding.hpp: Finding, one secret found (../README.md, "Findings"), and the
 // order reports list them in.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "secrets/rule.hpp"
+#include "secrets/rules/rule.hpp"
 
 namespace stealscan::secrets {
 

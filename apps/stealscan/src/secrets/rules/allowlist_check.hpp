@@ -1,5 +1,5 @@
 // allowlist_check.hpp: AllowlistCheck, an Allowlist compiled: decides whether a
-// candidate finding is allowed (dropped). README.md, "Allowlists", gives the
+// candidate finding is allowed (dropped). ../README.md, "Allowlists", gives the
 // semantics: each configured check (regexes on the regexTarget, paths,
 // stopwords, and commits for a finding in git history) either hits or not; OR
 // allows when any hits, AND when all do. Outside git history (no commit) the
@@ -12,7 +12,7 @@
 
 #include <re2/re2.h>
 
-#include "secrets/rule.hpp"
+#include "secrets/rules/rule.hpp"
 
 namespace stealscan::secrets {
 

@@ -1,10 +1,10 @@
 // report_sink.cpp: write_findings() (report_sink.hpp).
-#include "secrets/report_sink.hpp"
+#include "secrets/report/report_sink.hpp"
 
 #include <algorithm>
 #include <iostream>
 
-#include "secrets/report.hpp"
+#include "secrets/report/report.hpp"
 
 namespace stealscan::secrets {
 

@@ -1,5 +1,5 @@
 // keyword_filter.cpp: KeywordFilter (keyword_filter.hpp).
-#include "secrets/keyword_filter.hpp"
+#include "secrets/detect/keyword_filter.hpp"
 
 #include <algorithm>
 #include <new>
@@ -8,7 +8,7 @@
 
 #include <hs/hs.h>
 
-#include "secrets/ascii.hpp"
+#include "secrets/detect/ascii.hpp"
 
 namespace stealscan::secrets {
 namespace {

@@ -1,13 +1,13 @@
-// detector.cpp: Detector (detector.hpp; README.md, "Matching").
-#include "secrets/detector.hpp"
+// detector.cpp: Detector (detector.hpp; ../README.md, "Matching").
+#include "secrets/detect/detector.hpp"
 
 #include <algorithm>
 #include <mutex>
 #include <unordered_map>
 
-#include "secrets/base64_blobs.hpp"
-#include "secrets/entropy.hpp"
-#include "secrets/line_index.hpp"
+#include "secrets/detect/base64_blobs.hpp"
+#include "secrets/detect/entropy.hpp"
+#include "secrets/detect/line_index.hpp"
 
 namespace stealscan::secrets {
 namespace {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "output/output.hpp"
-#include "secrets/report.hpp"
+#include "secrets/report/report.hpp"
 
 namespace stealscan::secrets::report_detail {
 namespace {

@@ -1,14 +1,14 @@
 // suppressions.cpp: Suppressions (suppressions.hpp). The baseline is read with
 // nlohmann/json (Debian's nlohmann-json3-dev); this is the only unit that
 // includes it.
-#include "secrets/suppressions.hpp"
+#include "secrets/report/suppressions.hpp"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "secrets/base64.hpp"
-#include "secrets/rule.hpp"
+#include "secrets/detect/base64.hpp"
+#include "secrets/rules/rule.hpp"
 #include "sources/read_all.hpp"
 
 namespace stealscan::secrets {

@@ -1,11 +1,11 @@
 // report_sarif.cpp: the SARIF 2.1.0 report (report.hpp): one run whose
 // tool.driver lists every rule of the scan, and a result per finding with its
 // location. What code-scanning dashboards read; the fields are those the
-// schema requires plus the ones they display (README.md, "Findings").
+// schema requires plus the ones they display (../README.md, "Findings").
 #include <string>
 
 #include "output/output.hpp"
-#include "secrets/report.hpp"
+#include "secrets/report/report.hpp"
 
 namespace stealscan::secrets::report_detail {
 namespace {

@@ -1,5 +1,5 @@
 // report.cpp: redact() and format_report() (report.hpp).
-#include "secrets/report.hpp"
+#include "secrets/report/report.hpp"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-// report.hpp: the findings as the user reads them (README.md, "Findings"):
+// report.hpp: the findings as the user reads them (../README.md, "Findings"):
 // redaction, and the reports. text is for people; json is an array of objects
 // with gitleaks' field names, so tools that read gitleaks' reports read ours;
 // sarif is SARIF 2.1.0 for code-scanning dashboards; csv and junit have
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "secrets/finding.hpp"
+#include "secrets/report/finding.hpp"
 
 namespace stealscan::secrets {
 

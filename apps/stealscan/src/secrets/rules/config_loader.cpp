@@ -2,7 +2,7 @@
 // Unknown keys are ignored, as gitleaks ignores them (newer gitleaks fields such
 // as composite rules then simply do not apply); known keys of the wrong type are
 // errors.
-#include "secrets/config_loader.hpp"
+#include "secrets/rules/config_loader.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -11,8 +11,8 @@
 
 #include <toml++/toml.h>
 
-#include "secrets/ascii.hpp"
-#include "secrets/default_rules.hpp"
+#include "secrets/detect/ascii.hpp"
+#include "secrets/rules/default_rules.hpp"
 #include "sources/read_all.hpp"
 
 namespace stealscan::secrets {

@@ -1,5 +1,5 @@
 // rule.hpp: the rule model of `stealscan secrets`, as gitleaks' TOML config
-// describes it (README.md, "Rules"): Rule, Allowlist, RuleSet, and ConfigError,
+// describes it (../README.md, "Rules"): Rule, Allowlist, RuleSet, and ConfigError,
 // the one error a config can raise. Plain values: config_loader builds them,
 // detector compiles them.
 #pragma once

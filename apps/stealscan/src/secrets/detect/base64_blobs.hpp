@@ -1,12 +1,12 @@
 // base64_blobs.hpp: the base64 blobs of a text, and whether a decoded blob is
-// text worth scanning (README.md, "Decoding"). A blob is a run of at least
+// text worth scanning (../README.md, "Decoding"). A blob is a run of at least
 // kMinBlob characters of either base64 alphabet with up to two '=' after it.
 #pragma once
 
 #include <cstddef>
 #include <string_view>
 
-#include "secrets/base64.hpp"
+#include "secrets/detect/base64.hpp"
 
 namespace stealscan::secrets {
 
