@@ -29,7 +29,7 @@ const std::string kSecretText = "# config\n\nGITHUB = \"" + kGithub + "\"\n";
 using Lines = std::vector<std::string>;
 
 ProcessResult secrets(const std::vector<std::string>& args, const std::string& threads = "3") {
-  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "--format", "json", "-j", threads};
+  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "--no-cache", "--format", "json", "-j", threads};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
 }

@@ -30,7 +30,7 @@ std::string token(std::size_t n) {
 }
 
 ProcessResult secrets(const std::vector<std::string>& args, const std::string& threads = "2") {
-  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "-j", threads, "--format", "json"};
+  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "--no-cache", "-j", threads, "--format", "json"};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
 }
@@ -80,7 +80,7 @@ TEST(GitSecrets, a_secret_added_then_deleted_is_found_with_the_adding_commit) {
   EXPECT_NE(r.err.find("3 commits"), std::string::npos) << r.err;
 
   // The text report names them too.
-  const ProcessResult text = run_process({kBin, "secrets", "--no-progress", "--git", t.path("repo")});
+  const ProcessResult text = run_process({kBin, "secrets", "--no-progress", "--no-cache", "--git", t.path("repo")});
   EXPECT_NE(text.out.find(TestRepo::hex(c2)), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("alice@example.com"), std::string::npos) << text.out;
 }

@@ -50,7 +50,7 @@ TEST(GitSecretsThreads, the_report_is_the_same_at_1_and_4_threads) {
   const std::vector<std::string> env{std::string("TSAN_OPTIONS=") + (tsan != nullptr ? tsan : "") +
                                      ":suppressions=" + STEALSCAN_TSAN_SUPPRESSIONS};
   const auto run = [&](const std::string& j) {
-    return run_process({kBin, "secrets", "--no-progress", "-j", j, "--format", "json", "--git", t.path("repo")}, env);
+    return run_process({kBin, "secrets", "--no-progress", "--no-cache", "-j", j, "--format", "json", "--git", t.path("repo")}, env);
   };
   const ProcessResult one = run("1");
   const ProcessResult four = run("4");
