@@ -14,6 +14,15 @@ std::string report_detail::entropy_text(double e) {
   return std::string(buf, r.ptr);
 }
 
+std::string report_detail::joined_tags(const std::vector<std::string>& tags) {
+  std::string t;
+  for (std::size_t i = 0; i < tags.size(); ++i) {
+    if (i > 0) t.push_back(' ');
+    t.append(tags[i]);
+  }
+  return t;
+}
+
 namespace {
 
 using report_detail::entropy_text;
@@ -21,12 +30,9 @@ using report_detail::entropy_text;
 constexpr std::string_view kRedacted = "REDACTED";
 
 std::string tags_text(const std::vector<std::string>& tags) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < tags.size(); ++i) {
-    if (i > 0) s.push_back(' ');
-    s.append(tags[i]);
-  }
-  return s + "]";
+  std::string s(1, '[');  // not "[" + string: g++ 12 -O3 -Wrestrict false positive
+  s.append(report_detail::joined_tags(tags)).push_back(']');
+  return s;
 }
 
 void text_finding(std::string& b, const Finding& f) {

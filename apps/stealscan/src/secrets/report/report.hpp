@@ -29,6 +29,7 @@ std::string format_report(const std::vector<Finding>& findings, ReportFormat for
 // The parts of the reports the formats' own files write (report_*.cpp).
 namespace report_detail {
 std::string entropy_text(double e);
+std::string joined_tags(const std::vector<std::string>& tags);  // "a b c"
 std::string sarif_report(const std::vector<Finding>& findings, const RuleSet& rules);
 std::string csv_report(const std::vector<Finding>& findings);
 std::string junit_report(const std::vector<Finding>& findings);

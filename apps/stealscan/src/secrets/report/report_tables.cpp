@@ -22,15 +22,6 @@ void csv_field(std::string& b, std::string_view s) {
   b.push_back('"');
 }
 
-std::string tags_csv(const std::vector<std::string>& tags) {
-  std::string t;
-  for (std::size_t i = 0; i < tags.size(); ++i) {
-    if (i > 0) t.push_back(' ');
-    t.append(tags[i]);
-  }
-  return t;
-}
-
 // XML 1.0 text or attribute value: markup characters escaped; bytes XML cannot
 // hold at all (control characters but tab and line breaks, and bytes that are
 // not UTF-8) become U+FFFD.
@@ -79,7 +70,7 @@ std::string csv_report(const std::vector<Finding>& findings) {
                                   f.date,
                                   f.email,
                                   f.fingerprint(),
-                                  tags_csv(f.tags())};
+                                  joined_tags(f.tags())};
     for (std::size_t i = 0; i < std::size(fields); ++i) {
       if (i > 0) b.push_back(',');
       csv_field(b, fields[i]);
