@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "output/output.hpp"
 #include "support/run_process.hpp"
 #include "support/secret_samples.hpp"
 #include "support/temp_tree.hpp"
@@ -280,23 +281,8 @@ TEST(SecretsKnown, git_fingerprints_in_either_order_match) {
 // ---- decoding --------------------------------------------------------------
 
 std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const auto v = static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16 |
-                   static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8 |
-                   static_cast<unsigned char>(bytes[i + 2]);
-    for (int k = 18; k >= 0; k -= 6) out.push_back(kAlphabet[(v >> k) & 63]);
-  }
-  if (i < bytes.size()) {
-    unsigned v = static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (i + 1 < bytes.size()) v |= static_cast<unsigned>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
+  append_base64(out, bytes);
   return out;
 }
 

@@ -117,25 +117,6 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-void append_base64(std::string& out, std::string_view s) {
-  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::size_t i = 0;
-  for (; i + 3 <= s.size(); i += 3) {
-    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16 |
-                            static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 |
-                            static_cast<unsigned char>(s[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kDigits[(v >> shift) & 63]);
-  }
-  if (i < s.size()) {
-    const bool two = i + 1 < s.size();
-    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16 |
-                            (two ? static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 : 0);
-    out.push_back(kDigits[(v >> 18) & 63]);
-    out.push_back(kDigits[(v >> 12) & 63]);
-    out.push_back(two ? kDigits[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-}
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -155,6 +136,26 @@ void append_json_string(std::string& out, std::string_view s) {
     }
   }
   out.push_back('"');
+}
+
+void append_base64(std::string& out, std::string_view s) {
+  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::size_t i = 0;
+  for (; i + 3 <= s.size(); i += 3) {
+    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16 |
+                            static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 |
+                            static_cast<unsigned char>(s[i + 2]);
+    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kDigits[(v >> shift) & 63]);
+  }
+  if (i < s.size()) {
+    const bool two = i + 1 < s.size();
+    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16 |
+                            (two ? static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 : 0);
+    out.push_back(kDigits[(v >> 18) & 63]);
+    out.push_back(kDigits[(v >> 12) & 63]);
+    out.push_back(two ? kDigits[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
 }
 
 std::string utf8_lossy(std::string_view s) {

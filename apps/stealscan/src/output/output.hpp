@@ -141,6 +141,8 @@ class HitFormat {
 void append_json_bytes(std::string& out, std::string_view s);
 // `s`, valid UTF-8, as a JSON string (quotes, backslashes and control bytes escaped).
 void append_json_string(std::string& out, std::string_view s);
+// Appends `s` in base64 (RFC 4648, standard alphabet, padded with '=').
+void append_base64(std::string& out, std::string_view s);
 // `s` with each byte that is not part of valid UTF-8 replaced by U+FFFD: for
 // formats whose strings must be text (SARIF's messages, XML).
 std::string utf8_lossy(std::string_view s);
