@@ -41,6 +41,18 @@ bool split_fingerprint(std::string_view fp, std::string_view& head, std::string_
          std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// Calls fn(line) for each line of `text`, its "\n" or "\r\n" removed.
+template <class Fn>
+void for_each_line(std::string_view text, Fn&& fn) {
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    fn(line);
+  }
+}
+
 }  // namespace
 
 std::string Suppressions::key(std::string_view rule, std::string_view file, std::string_view commit,
@@ -74,16 +86,11 @@ void Suppressions::add_fingerprint(std::string_view fp) {
 }
 
 void Suppressions::add_fingerprint_text(std::string_view text) {
-  while (!text.empty()) {
-    const std::size_t end = std::min(text.find('\n'), text.size());
-    std::string_view line = text.substr(0, end);
-    text.remove_prefix(std::min(end + 1, text.size()));
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for_each_line(text, [this](std::string_view line) {
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    if (line.empty() || line.front() == '#') continue;
-    add_fingerprint(line);
-  }
+    if (!line.empty() && line.front() != '#') add_fingerprint(line);
+  });
 }
 
 void Suppressions::add_fingerprint_file(const std::string& path) {
@@ -102,16 +109,11 @@ void Suppressions::add_shared_ignore_file(const std::string& path,
   } catch (const std::runtime_error&) {
     return;  // missing or unreadable: the walker says what it says of it
   }
-  std::string_view rest(text);
-  while (!rest.empty()) {
-    const std::size_t end = std::min(rest.find('\n'), rest.size());
-    std::string_view line = rest.substr(0, end);
-    rest.remove_prefix(std::min(end + 1, rest.size()));
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for_each_line(text, [&](std::string_view line) {
     std::string_view head, rule, number;
-    if (line.empty() || line.front() == '#' || !split_fingerprint(line, head, rule, number)) continue;
+    if (line.empty() || line.front() == '#' || !split_fingerprint(line, head, rule, number)) return;
     if (rule_ids.count(std::string(rule)) > 0) add_fingerprint(line);
-  }
+  });
 }
 
 void Suppressions::add_baseline_file(const std::string& path) {
