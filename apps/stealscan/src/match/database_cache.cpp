@@ -45,16 +45,6 @@ bool get_u64(std::string_view& b, std::uint64_t& v) {
   return true;
 }
 
-bool write_all(int fd, std::string_view b) {
-  while (!b.empty()) {
-    const ssize_t n = ::write(fd, b.data(), b.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    b.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
 // mkdir -p with mode 0700 for what it creates.
 bool make_dirs(const std::string& dir) {
   for (std::size_t at = 1; at <= dir.size(); ++at) {

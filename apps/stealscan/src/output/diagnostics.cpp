@@ -5,15 +5,12 @@
 
 #include <unistd.h>
 
+#include "sources/read_all.hpp"
+
 namespace stealscan {
 
 void Diagnostics::write_locked(std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // stderr is gone: nothing sensible is left to do
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
+  (void)write_all(STDERR_FILENO, text);  // stderr gone: nothing sensible is left to do
 }
 
 void Diagnostics::error(std::string_view path, std::string_view what) {

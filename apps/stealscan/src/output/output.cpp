@@ -8,21 +8,17 @@
 
 #include <unistd.h>
 
+#include "sources/read_all.hpp"
+
 namespace stealscan {
 
 void Stdout::write_locked(std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      // As grep: an output that cannot be written ends the run (status 2). Exiting
-      // here, not throwing, keeps every task's "never throws" promise.
-      const std::string msg = std::string("stealscan: writing the output: ") + std::strerror(errno) + "\n";
-      [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, msg.data(), msg.size());
-      std::_Exit(2);
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
+  if (write_all(STDOUT_FILENO, bytes)) return;
+  // As grep: an output that cannot be written ends the run (status 2). Exiting
+  // here, not throwing, keeps every task's "never throws" promise.
+  const std::string msg = std::string("stealscan: writing the output: ") + std::strerror(errno) + "\n";
+  (void)write_all(STDERR_FILENO, msg);
+  std::_Exit(2);
 }
 
 void Stdout::write(std::string_view bytes) {

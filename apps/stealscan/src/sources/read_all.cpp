@@ -37,6 +37,16 @@ bool read_all(int fd, std::string& out, std::uint64_t limit, std::uint64_t size_
   }
 }
 
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
 std::string read_named_file(const std::string& path, std::string_view what, std::uint64_t limit) {
   const auto fail = [&](std::string_view reason) {
     std::string m = path;

@@ -20,6 +20,10 @@ namespace stealscan {
 bool read_all(int fd, std::string& out, std::uint64_t limit = std::numeric_limits<std::uint64_t>::max(),
               std::uint64_t size_hint = 0);
 
+// read_all()'s twin: writes all of `bytes` to `fd`, retrying short writes and
+// EINTR. False when a write fails (errno says why) or writes nothing.
+bool write_all(int fd, std::string_view bytes);
+
 // The file `path` whole (a config, baseline or fingerprint file named by the
 // user). Throws std::runtime_error "PATH: cannot read the WHAT: REASON" when it
 // cannot be opened or read, is a directory, or is larger than `limit`.
