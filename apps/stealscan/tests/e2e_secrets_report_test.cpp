@@ -187,6 +187,15 @@ TEST(SecretsReport, junit_lists_each_finding_as_a_failed_test_case_with_markup_e
   EXPECT_NE(r.out.find("</testsuites>\n"), std::string::npos);
 }
 
+TEST(SecretsReport, a_report_that_cannot_be_written_to_stdout_is_an_error) {
+  TempTree t;
+  plant(t);
+  const ProcessResult r = run_process(
+      {"/bin/sh", "-c", "'" + kBin + "' secrets --no-progress --no-cache '" + t.path("data") + "' > /dev/full"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("writing the report: No space left on device"), std::string::npos) << r.err;
+}
+
 TEST(SecretsReport, unknown_format_is_refused_naming_it) {
   const ProcessResult r = secrets({"--format", "xml", "."});
   EXPECT_EQ(r.status, 2);

@@ -1,10 +1,15 @@
 // report_sink.cpp: write_findings() (report_sink.hpp).
 #include "secrets/report/report_sink.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <iostream>
+#include <cerrno>
+#include <cstring>
+#include <string>
 
 #include "secrets/report/report.hpp"
+#include "sources/read_all.hpp"
 
 namespace stealscan::secrets {
 
@@ -14,8 +19,11 @@ bool write_findings(std::vector<Finding>& findings, const Suppressions& suppress
   std::sort(findings.begin(), findings.end(), report_order);
   const std::string report = format_report(findings, cmd.format, rules);
   if (!file.is_open()) {
-    std::cout << report << std::flush;
-    return true;
+    // Written whole and checked, as the search writes its output: a full disk
+    // or a closed pipe is an error (exit 2), not a report that silently stops.
+    if (write_all(STDOUT_FILENO, report)) return true;
+    diag.message(std::string("writing the report: ") + std::strerror(errno));
+    return false;
   }
   file << report;
   file.close();
