@@ -48,9 +48,13 @@ std::vector<std::string> summary(const ProcessResult& r, const std::string& root
 }
 
 // Runs `config` (a rules file written into the tree) over the tree's data/.
-std::vector<std::string> run_rules(const TempTree& t, const std::string& config) {
+std::vector<std::string> run_rules(const TempTree& t, const std::string& config,
+                                   const std::vector<std::string>& more = {}) {
   t.write("rules.toml", config);
-  const ProcessResult r = secrets({"--config", t.path("rules.toml"), "--format", "json", t.path("data")});
+  std::vector<std::string> args = {"--config", t.path("rules.toml"), "--format", "json"};
+  args.insert(args.end(), more.begin(), more.end());
+  args.push_back(t.path("data"));
+  const ProcessResult r = secrets(args);
   EXPECT_TRUE(r.status == 0 || r.status == 1) << r.err;
   return summary(r, t.path("data"));
 }
@@ -93,15 +97,27 @@ TEST(Secrets, near_misses_are_not_found_and_exit_0) {
   EXPECT_EQ(r.out, "[]\n");
 }
 
-TEST(Secrets, a_rule_runs_only_where_one_of_its_keywords_occurs_in_either_case) {
+TEST(Secrets, a_rule_reports_only_matches_on_a_line_holding_one_of_its_keywords_in_either_case) {
   TempTree t;
-  t.write("data/with.txt", "MaGiC\ntok_abc\n");
+  t.write("data/with.txt", "MaGiC tok_abc\ntok_def\n");
   t.write("data/without.txt", "tok_abc\n");
-  EXPECT_EQ(run_rules(t, "[[rules]]\nid = 'tok'\nregex = 'tok_[a-z]+'\nkeywords = ['magic']\n"),
-            (Lines{"with.txt:tok:2:1=tok_abc"}));
-  // Without keywords the rule runs on every file.
+  const std::string rule = "[[rules]]\nid = 'tok'\nregex = 'tok_[a-z]+'\nkeywords = ['magic']\n";
+  EXPECT_EQ(run_rules(t, rule), (Lines{"with.txt:tok:1:7=tok_abc"}));
+  EXPECT_EQ(run_rules(t, rule, {"--keyword-scope", "line"}), (Lines{"with.txt:tok:1:7=tok_abc"}));
+  // gitleaks' semantics on request: a keyword anywhere in the file runs the rule over all of it.
+  EXPECT_EQ(run_rules(t, rule, {"--keyword-scope", "file"}),
+            (Lines{"with.txt:tok:1:7=tok_abc", "with.txt:tok:2:1=tok_def"}));
+  // Without keywords the rule runs on every line of every file.
   EXPECT_EQ(run_rules(t, "[[rules]]\nid = 'tok'\nregex = 'tok_[a-z]+'\n"),
-            (Lines{"with.txt:tok:2:1=tok_abc", "without.txt:tok:1:1=tok_abc"}));
+            (Lines{"with.txt:tok:1:7=tok_abc", "with.txt:tok:2:1=tok_def", "without.txt:tok:1:1=tok_abc"}));
+}
+
+TEST(Secrets, a_bad_keyword_scope_is_an_error_naming_it) {
+  TempTree t;
+  t.write("data/a.txt", "x\n");
+  const ProcessResult r = secrets({"--keyword-scope", "lines", t.path("data")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("invalid --keyword-scope 'lines': expected line or file"), std::string::npos) << r.err;
 }
 
 TEST(Secrets, a_secret_below_the_rules_entropy_is_not_reported) {

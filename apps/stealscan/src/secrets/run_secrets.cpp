@@ -131,6 +131,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
     RuleSet rules = choose_rules(cmd, from_file);
     DetectorOptions options;
     options.decode_depth = cmd.decode_depth;
+    options.keyword_scope = cmd.keyword_scope;
     if (!cmd.no_cache) options.cache = DatabaseCache::from_environment();
     options.compile_now = from_file;
     detector = std::make_unique<Detector>(std::move(rules), std::move(options));

@@ -56,6 +56,13 @@ first bytes; a member is reported as ARCHIVE!MEMBER, x.env.gz's as x.env.gz!x.en
       --archive-max-size SIZE
                             stop reading an archive (nested ones included) after
                             SIZE decompressed, with a warning (default 256M)
+Which matches count:
+      --keyword-scope line|file
+                            a rule with keywords reports a match that covers a
+                            line holding one of them (line, the default), or
+                            any match in a file holding one anywhere (file:
+                            gitleaks' semantics, for configs that put a
+                            keyword on a line next to the secret)
 What is decoded:
       --decode-depth N      scan the text decoded from base64 blobs (24+
                             characters), and base64 inside that, N layers deep
@@ -122,6 +129,15 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       flag(c.walk.follow);
     } else if (name == "-a" || name == "--text") {
       flag(c.binary_as_text);
+    } else if (name == "--keyword-scope") {
+      const std::string v = value();
+      if (v == "line") {
+        c.keyword_scope = KeywordScope::line;
+      } else if (v == "file") {
+        c.keyword_scope = KeywordScope::file;
+      } else {
+        throw UsageError("invalid " + name + " '" + v + "': expected line or file");
+      }
     } else if (name == "--decode-depth") {
       c.decode_depth = static_cast<unsigned>(parse_count(name, value(), 0, 8));
     } else if (name == "--max-filesize") {

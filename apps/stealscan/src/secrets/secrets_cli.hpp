@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "secrets/detect/keyword_filter.hpp"
 #include "secrets/report/report.hpp"
 #include "walk/walker.hpp"
 
@@ -27,6 +28,7 @@ struct SecretsCommand {
   WalkOptions walk;
   bool binary_as_text = false;
   unsigned decode_depth = 2;  // --decode-depth: layers of base64 decoded
+  KeywordScope keyword_scope = KeywordScope::line;  // --keyword-scope
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool no_progress = false;
   bool no_cache = false;  // --no-cache: compile the keyword database, do not keep it

@@ -8,6 +8,7 @@
 #include "secrets/detect/base64_blobs.hpp"
 #include "secrets/detect/entropy.hpp"
 #include "secrets/detect/line_index.hpp"
+#include "match/regex_syntax.hpp"
 
 namespace stealscan::secrets {
 namespace {
@@ -32,8 +33,11 @@ bool has_inline_allow(std::string_view lines) {
 // start-up); std::call_once makes that safe from any worker and publishes the
 // regex and its group to every later caller.
 struct Detector::Compiled {
-  explicit Compiled(const Rule* r) : rule(r) {}
+  explicit Compiled(const Rule* r) : rule(r), single_line(!may_match_newline(r->regex)) {}
   const Rule* rule;
+  // No match of the regex can hold a '\n' (a conservative answer: false may
+  // be wrong, true is a promise): it can be searched one line at a time.
+  bool single_line;
   std::unique_ptr<RE2> path;  // null: any file
   std::vector<AllowlistCheck> allowlists;
   std::vector<const AllowlistCheck*> global;  // the global allowlists that target this rule
@@ -61,7 +65,10 @@ struct Detector::Compiled {
 };
 
 Detector::Detector(RuleSet rules, DetectorOptions options)
-    : rules_(std::move(rules)), keywords_(keywords_of(rules_), options.cache), decode_depth_(options.decode_depth) {
+    : rules_(std::move(rules)),
+      keywords_(keywords_of(rules_), options.cache),
+      decode_depth_(options.decode_depth),
+      keyword_scope_(options.keyword_scope) {
   std::unordered_map<std::string_view, std::size_t> by_id;
   for (const Rule& r : rules_.rules) {
     by_id.emplace(r.id, compiled_.size());
@@ -125,7 +132,8 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
       out.push_back(std::move(f));
       continue;
     }
-    scan_rule(c, path, commit, text, lines, blob, s, out);
+    const bool everywhere = keyword_scope_ == KeywordScope::file || !keywords_.has_keywords(r);
+    scan_rule(c, path, commit, text, lines, blob, everywhere ? nullptr : &keywords_.lines_for(r, s.keywords_), s, out);
   }
   if (depth >= decode_depth_) return;
   // s.rules_ is free again: a nested layer may reuse the scratch.
@@ -140,18 +148,49 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
 }
 
 void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,
-                         LineIndex& lines, const Blob* blob, Scratch& s, std::vector<Finding>& out) const {
+                         LineIndex& lines, const Blob* blob, const std::vector<LineSpan>* keyword_lines, Scratch& s,
+                         std::vector<Finding>& out) const {
+  if (keyword_lines == nullptr) {
+    scan_range(c, path, commit, text, 0, text.size(), lines, blob, nullptr, s, out);
+  } else if (c.single_line) {
+    // Only the keywords' lines are searched: a match cannot leave its line.
+    for (const LineSpan& l : *keyword_lines)
+      scan_range(c, path, commit, text, l.begin, l.end, lines, blob, nullptr, s, out);
+  } else {
+    // A match may span lines: the whole text is searched (one pass, so still
+    // linear), and a match is kept if one of the lines it covers is a keyword's.
+    scan_range(c, path, commit, text, 0, text.size(), lines, blob, keyword_lines, s, out);
+  }
+}
+
+namespace {
+
+// Whether [begin, end) covers (touches a byte of, or the newline of) one of
+// `spans`, sorted and disjoint lines.
+bool covers_a_line(const std::vector<LineSpan>& spans, std::size_t begin, std::size_t end) {
+  const auto first = std::lower_bound(spans.begin(), spans.end(), begin,
+                                      [](const LineSpan& l, std::size_t at) { return l.end < at; });
+  return first != spans.end() && first->begin <= std::max(begin, end > begin ? end - 1 : begin);
+}
+
+}  // namespace
+
+void Detector::scan_range(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,
+                          std::size_t from, std::size_t to, LineIndex& lines, const Blob* blob,
+                          const std::vector<LineSpan>* keep, Scratch& s, std::vector<Finding>& out) const {
   const RE2& regex = c.regex();
   s.groups_.assign(static_cast<std::size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
   const int n = static_cast<int>(s.groups_.size());
-  std::size_t pos = 0;
-  while (pos <= text.size() &&
-         regex.Match(re2::StringPiece(text.data(), text.size()), pos, text.size(), RE2::UNANCHORED,
-                        s.groups_.data(), n)) {
+  std::size_t pos = from;
+  // RE2 searches [pos, to) with the whole text as context: ^, $ and \b see
+  // the bytes around the range.
+  while (pos <= to &&
+         regex.Match(re2::StringPiece(text.data(), text.size()), pos, to, RE2::UNANCHORED, s.groups_.data(), n)) {
     re2::StringPiece whole = s.groups_[0];
     const auto begin = static_cast<std::size_t>(whole.data() - text.data());
     const std::size_t matched_end = begin + whole.size();
     pos = matched_end > begin ? matched_end : matched_end + 1;  // leftmost, non-overlapping; empty: on a byte
+    if (keep != nullptr && !covers_a_line(*keep, begin, matched_end)) continue;
     // A rule that ends its token with "a byte that cannot continue it" takes
     // the line's newline along: the reported match stops before it.
     while (!whole.empty() && (whole[whole.size() - 1] == '\n' || whole[whole.size() - 1] == '\r'))

@@ -26,6 +26,7 @@ class LineIndex;
 struct DetectorOptions {
   // How many layers of base64 are decoded (0: none; 2: base64 inside base64).
   unsigned decode_depth = 2;
+  KeywordScope keyword_scope = KeywordScope::line;
   // Where the compiled keyword database is kept between runs (default: nowhere).
   DatabaseCache cache;
   // Compile every rule's regex in the constructor, so that a bad one is a
@@ -76,8 +77,16 @@ class Detector {
   // `commit`: as scan()'s, for the allowlists.
   void scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
                   unsigned depth, Scratch& scratch, std::vector<Finding>& out) const;
+  // Runs one rule over `text`; `keyword_lines` (null: everywhere) are the
+  // lines a match must cover.
   void scan_rule(const Compiled& rule, std::string_view path, std::string_view commit, std::string_view text,
-                 LineIndex& lines, const Blob* blob, Scratch& scratch, std::vector<Finding>& out) const;
+                 LineIndex& lines, const Blob* blob, const std::vector<LineSpan>* keyword_lines, Scratch& scratch,
+                 std::vector<Finding>& out) const;
+  // The matches of `rule` that start in [from, to) (leftmost, non-overlapping),
+  // each reported unless `keep` says no.
+  void scan_range(const Compiled& rule, std::string_view path, std::string_view commit, std::string_view text,
+                  std::size_t from, std::size_t to, LineIndex& lines, const Blob* blob,
+                  const std::vector<LineSpan>* keep, Scratch& scratch, std::vector<Finding>& out) const;
   [[nodiscard]] bool allowed(const Compiled& rule, const Candidate& c) const;
 
   RuleSet rules_;
@@ -85,6 +94,7 @@ class Detector {
   std::vector<AllowlistCheck> global_;
   KeywordFilter keywords_;
   unsigned decode_depth_;
+  KeywordScope keyword_scope_;
 };
 
 }  // namespace stealscan::secrets

@@ -2,6 +2,7 @@
 #include "secrets/detect/keyword_filter.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <unordered_map>
@@ -13,11 +14,50 @@
 namespace stealscan::secrets {
 namespace {
 
-constexpr unsigned kFlags = HS_FLAG_CASELESS | HS_FLAG_SINGLEMATCH;  // each keyword reported once
+constexpr unsigned kFlags = HS_FLAG_CASELESS;  // every occurrence: their lines are wanted
 
-int on_keyword(unsigned int id, unsigned long long, unsigned long long, unsigned int, void* ctx) {
-  static_cast<std::vector<char>*>(ctx)->at(id) = 1;
+// The line holding offset `at` (< text.size()); a '\n' at `at` ends its line.
+LineSpan line_around(std::string_view text, std::size_t at) {
+  const void* nl_before = at == 0 ? nullptr : memrchr(text.data(), '\n', at);
+  const auto offset = [&](const void* p) { return static_cast<std::size_t>(static_cast<const char*>(p) - text.data()); };
+  const void* nl_after = std::memchr(text.data() + at, '\n', text.size() - at);
+  return {nl_before == nullptr ? 0 : offset(nl_before) + 1, nl_after == nullptr ? text.size() : offset(nl_after)};
+}
+
+// Collects, per keyword, the lines that hold it (a keyword's line is the line
+// of its first byte). The line around a hit is found once and kept while the
+// next hits fall inside it, which in a block scan's order of end offsets they
+// do until the scan passes its end: finding lines is linear in the text.
+struct LineCollector {
+  std::string_view text;
+  std::size_t base = 0;  // where the piece being scanned starts in `text`
+  const std::vector<std::string>& keywords;
+  std::vector<std::vector<LineSpan>>& lines;
+  LineSpan current{1, 0};  // none yet
+
+  void add(std::size_t k, std::size_t at) {
+    if (!(current.begin <= at && at <= current.end)) current = line_around(text, at);
+    std::vector<LineSpan>& v = lines[k];
+    if (v.empty() || v.back().begin != current.begin) v.push_back(current);
+  }
+};
+
+int on_keyword(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
+  auto& c = *static_cast<LineCollector*>(ctx);
+  c.add(id, c.base + static_cast<std::size_t>(to) - c.keywords[id].size());
   return 0;
+}
+
+bool span_less(const LineSpan& a, const LineSpan& b) { return a.begin < b.begin; }
+bool span_same(const LineSpan& a, const LineSpan& b) { return a.begin == b.begin; }
+
+// Sorted by line, each line once (a scan in pieces, or matches reported out of
+// order, may break either).
+void sort_unique(std::vector<LineSpan>& v) {
+  const auto not_increasing = [](const LineSpan& a, const LineSpan& b) { return a.begin >= b.begin; };
+  if (std::adjacent_find(v.begin(), v.end(), not_increasing) == v.end()) return;
+  std::sort(v.begin(), v.end(), span_less);
+  v.erase(std::unique(v.begin(), v.end(), span_same), v.end());
 }
 
 }  // namespace
@@ -63,16 +103,29 @@ KeywordFilter::KeywordFilter(const std::vector<std::vector<std::string>>& keywor
 
 KeywordFilter::~KeywordFilter() { hs_free_database(db_); }
 
-KeywordFilter::Scratch::Scratch(const KeywordFilter& filter) : seen_(filter.keywords_.size()) {
+KeywordFilter::Scratch::Scratch(const KeywordFilter& filter) : lines_(filter.keywords_.size()) {
   if (filter.db_ != nullptr && hs_alloc_scratch(filter.db_, &hs_) != HS_SUCCESS) throw std::bad_alloc();
 }
 
 KeywordFilter::Scratch::~Scratch() { hs_free_scratch(hs_); }
 
 void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
-  std::fill(s.seen_.begin(), s.seen_.end(), 0);
+  for (std::vector<LineSpan>& v : s.lines_) v.clear();
+  if (text.empty()) return;
+  LineCollector lines{text, 0, keywords_, s.lines_};
   if (db_ == nullptr) {
-    for (std::size_t k = 0; k < keywords_.size(); ++k) s.seen_[k] = contains_caseless(text, keywords_[k]) ? 1 : 0;
+    // A plain caseless search per keyword, going on from the end of each line
+    // it finds the keyword on.
+    for (std::size_t k = 0; k < keywords_.size(); ++k) {
+      const std::string& word = keywords_[k];
+      for (auto from = text.begin(); from != text.end();) {
+        const auto hit =
+            std::search(from, text.end(), word.begin(), word.end(), [](char a, char b) { return ascii_lower(a) == b; });
+        if (hit == text.end()) break;
+        lines.add(k, static_cast<std::size_t>(hit - text.begin()));
+        from = text.begin() + static_cast<std::ptrdiff_t>(std::min(text.size(), lines.current.end + 1));
+      }
+    }
     return;
   }
   // hs_scan takes an unsigned length: a text over 4 GiB goes in pieces that
@@ -81,11 +134,13 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
   std::size_t at = 0;
   do {
     const std::size_t n = std::min(kPiece, text.size() - at);
-    if (hs_scan(db_, text.data() + at, static_cast<unsigned>(n), 0, s.hs_, &on_keyword, &s.seen_) != HS_SUCCESS)
+    lines.base = at;
+    if (hs_scan(db_, text.data() + at, static_cast<unsigned>(n), 0, s.hs_, &on_keyword, &lines) != HS_SUCCESS)
       throw std::runtime_error("keyword scan failed");
     if (at + n >= text.size()) break;
     at += n - std::min(n, longest_ - 1);
   } while (true);
+  for (std::vector<LineSpan>& v : s.lines_) sort_unique(v);
 }
 
 void KeywordFilter::rules_for(std::string_view text, Scratch& s, std::vector<std::size_t>& rules) const {
@@ -93,9 +148,18 @@ void KeywordFilter::rules_for(std::string_view text, Scratch& s, std::vector<std
   if (!keywords_.empty()) find_keywords(text, s);
   for (std::size_t r = 0; r < keywords_of_.size(); ++r) {
     const auto& ks = keywords_of_[r];
-    if (ks.empty() || std::any_of(ks.begin(), ks.end(), [&](std::size_t k) { return s.seen_[k] != 0; }))
+    if (ks.empty() || std::any_of(ks.begin(), ks.end(), [&](std::size_t k) { return !s.lines_[k].empty(); }))
       rules.push_back(r);
   }
+}
+
+const std::vector<LineSpan>& KeywordFilter::lines_for(std::size_t r, Scratch& s) const {
+  const std::vector<std::size_t>& ks = keywords_of_[r];
+  if (ks.size() == 1) return s.lines_[ks[0]];
+  s.merged_.clear();
+  for (const std::size_t k : ks) s.merged_.insert(s.merged_.end(), s.lines_[k].begin(), s.lines_[k].end());
+  sort_unique(s.merged_);
+  return s.merged_;
 }
 
 }  // namespace stealscan::secrets

@@ -1,11 +1,13 @@
 // keyword_filter.hpp: KeywordFilter, the first step of the pipeline (../README.md,
 // "Matching"): one Vectorscan literal scan, caseless, for every rule's keywords
-// at once, giving the rules that must run on a file: those with a keyword in it
-// and those without keywords (gitleaks' semantics). Compiled once, shared by
-// the workers; each worker scans with its own KeywordFilter::Scratch.
+// at once, giving the rules that must run on a file (those with a keyword in it,
+// and those without keywords) and, for each, the lines that hold one of its
+// keywords. Compiled once, shared by the workers; each worker scans with its
+// own KeywordFilter::Scratch.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,6 +19,19 @@ struct hs_database;
 struct hs_scratch;
 
 namespace stealscan::secrets {
+
+// Where a rule with keywords may report a match (../README.md, "Matching").
+enum class KeywordScope : std::uint8_t {
+  line,  // a match covering a line that holds one of the rule's keywords (the default)
+  file,  // any match in a text that holds one of them anywhere (gitleaks' semantics)
+};
+
+// A line of a text: [begin, end), its '\n' (at end, unless end is the text's
+// end) excluded.
+struct LineSpan {
+  std::size_t begin;
+  std::size_t end;
+};
 
 class KeywordFilter {
  public:
@@ -37,11 +52,22 @@ class KeywordFilter {
    private:
     friend class KeywordFilter;
     hs_scratch* hs_ = nullptr;
-    std::vector<char> seen_;  // per keyword, for the file being scanned
+    // Per keyword, the lines of the text being scanned that hold it, in order,
+    // each once.
+    std::vector<std::vector<LineSpan>> lines_;
+    std::vector<LineSpan> merged_;  // lines_for()'s answer for a rule of several keywords
   };
 
   // The rules to run on `text`, in rule order, into `rules` (cleared first).
+  // Until the next call with this scratch, lines_for() answers for `text`.
   void rules_for(std::string_view text, Scratch& scratch, std::vector<std::size_t>& rules) const;
+
+  // Whether rule r has keywords (without, it runs on every line).
+  [[nodiscard]] bool has_keywords(std::size_t r) const { return !keywords_of_[r].empty(); }
+  // The lines of rules_for()'s text that hold one of rule r's keywords, in
+  // order, each once (empty for a rule without keywords). Valid until the next
+  // rules_for() or lines_for() with this scratch.
+  [[nodiscard]] const std::vector<LineSpan>& lines_for(std::size_t r, Scratch& scratch) const;
 
  private:
   void find_keywords(std::string_view text, Scratch& scratch) const;

@@ -1,0 +1,152 @@
+// Keyword scope (src/secrets/README.md, "Matching"): KeywordFilter finds the
+// lines that hold each rule's keywords, and the Detector reports, by default,
+// only the matches that cover such a line. Checked against the file scope
+// (gitleaks' semantics: every match in a file with a keyword) filtered by a
+// reference written here, on generated texts, for single-line and multi-line
+// rules alike.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "secrets/detect/detector.hpp"
+#include "secrets/detect/keyword_filter.hpp"
+#include "secrets/rules/config_loader.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+RuleSet rules_from(const std::string& toml) { return resolve_config(parse_config(toml, "test.toml"), RuleSet{}); }
+
+std::vector<Finding> scan(const Detector& d, const std::string& text) {
+  Detector::Scratch s(d);
+  std::vector<Finding> out;
+  d.scan("f.txt", text, s, out);
+  return out;
+}
+
+DetectorOptions scoped(KeywordScope scope) {
+  DetectorOptions o;
+  o.keyword_scope = scope;
+  o.decode_depth = 0;
+  return o;
+}
+
+// "rule line:column-line:column=secret", in report order.
+std::vector<std::string> brief(const std::vector<Finding>& fs) {
+  std::vector<std::string> out;
+  for (const Finding& f : fs)
+    out.push_back(f.rule->id + " " + std::to_string(f.start_line) + ":" + std::to_string(f.start_column) + "-" +
+                  std::to_string(f.end_line) + ":" + std::to_string(f.end_column) + "=" + f.secret);
+  return out;
+}
+
+// The 1-based lines of `text` that hold `word` (lower case) in either case.
+std::vector<std::uint64_t> lines_holding(const std::string& text, const std::string& word) {
+  std::vector<std::uint64_t> out;
+  std::uint64_t line = 1;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string l = text.substr(start, end - start);
+    for (char& c : l)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (l.find(word) != std::string::npos) out.push_back(line);
+    ++line;
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST(KeywordFilter, gives_each_line_holding_a_keyword_once_in_either_case_and_in_order) {
+  const std::vector<std::vector<std::string>> keywords = {{"tok"}, {"key", "pass"}, {}};
+  KeywordFilter filter(keywords, DatabaseCache{});
+  KeywordFilter::Scratch s(filter);
+  const std::string text = "TOK tok\nnothing\nKey pass\r\n\nxx tOk";
+  std::vector<std::size_t> rules;
+  filter.rules_for(text, s, rules);
+  EXPECT_EQ(rules, (std::vector<std::size_t>{0, 1, 2}));
+  const auto as_text = [&](const std::vector<LineSpan>& spans) {
+    std::vector<std::string> out;
+    for (const LineSpan& l : spans) out.push_back(text.substr(l.begin, l.end - l.begin));
+    return out;
+  };
+  EXPECT_EQ(as_text(filter.lines_for(0, s)), (std::vector<std::string>{"TOK tok", "xx tOk"}));
+  EXPECT_EQ(as_text(filter.lines_for(1, s)), (std::vector<std::string>{"Key pass\r"}));
+  EXPECT_FALSE(filter.has_keywords(2));
+  EXPECT_TRUE(filter.lines_for(2, s).empty());
+
+  filter.rules_for("nothing to see\n", s, rules);
+  EXPECT_EQ(rules, (std::vector<std::size_t>{2}));  // only the rule without keywords
+  EXPECT_TRUE(filter.lines_for(0, s).empty());
+}
+
+TEST(KeywordScope, a_single_line_rule_reports_only_matches_on_a_keyword_line) {
+  const RuleSet rules = rules_from("[[rules]]\nid = 't'\nregex = 'tok_[a-z]+'\nkeywords = ['magic']\n");
+  const std::string text = "MaGiC tok_one\ntok_two\nx tok_three MAGIC\n";
+  const Detector line(rules, scoped(KeywordScope::line));
+  EXPECT_EQ(brief(scan(line, text)), (std::vector<std::string>{"t 1:7-1:13=tok_one", "t 3:3-3:11=tok_three"}));
+  const Detector file(rules, scoped(KeywordScope::file));
+  EXPECT_EQ(brief(scan(file, text)),
+            (std::vector<std::string>{"t 1:7-1:13=tok_one", "t 2:1-2:7=tok_two", "t 3:3-3:11=tok_three"}));
+}
+
+TEST(KeywordScope, a_multi_line_match_counts_when_any_line_it_covers_holds_a_keyword) {
+  const RuleSet rules = rules_from("[[rules]]\nid = 'b'\nregex = 'BEGIN[\\s\\S]*?END'\nkeywords = ['magic']\n");
+  // The first block has the keyword on its middle line, the second on none,
+  // the third on its last line.
+  const std::string text = "BEGIN\nmagic\nEND\nBEGIN\nplain\nEND\nBEGIN\nEND magic\n";
+  const Detector line(rules, scoped(KeywordScope::line));
+  const std::vector<Finding> found = scan(line, text);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].start_line, 1u);
+  EXPECT_EQ(found[0].end_line, 3u);
+  EXPECT_EQ(found[1].start_line, 7u);
+  EXPECT_EQ(found[1].end_line, 8u);
+  EXPECT_EQ(scan(Detector(rules, scoped(KeywordScope::file)), text).size(), 3u);
+}
+
+TEST(KeywordScope, anchors_and_word_bounds_see_the_bytes_around_a_keyword_line) {
+  // $ without (?m) is the end of the file, not of the searched line; \b at a
+  // line's first byte sees the newline before it.
+  const RuleSet rules = rules_from(
+      "[[rules]]\nid = 'end'\nregex = 'key_[a-z]+$'\nkeywords = ['key_']\n"
+      "[[rules]]\nid = 'word'\nregex = '\\bkw[0-9]+'\nkeywords = ['kw']\n");
+  const std::string text = "key_aa\nkw1 xkw2\nkey_bb";
+  EXPECT_EQ(brief(scan(Detector(rules, scoped(KeywordScope::line)), text)),
+            brief(scan(Detector(rules, scoped(KeywordScope::file)), text)));
+  EXPECT_EQ(brief(scan(Detector(rules, scoped(KeywordScope::line)), text)),
+            (std::vector<std::string>{"end 3:1-3:6=key_bb", "word 2:1-2:3=kw1"}));
+}
+
+// Random texts over a small alphabet that makes keywords, tokens and newlines
+// common: the line scope's findings are the file scope's whose lines hold a
+// keyword of the rule.
+TEST(KeywordScope, equals_the_file_scope_filtered_to_matches_covering_a_keyword_line) {
+  const RuleSet rules = rules_from(
+      "[[rules]]\nid = 'one'\nregex = 'ab[abc]{1,4}'\nkeywords = ['ca', 'bb']\n"
+      "[[rules]]\nid = 'multi'\nregex = 'a[\\s\\S]{0,6}?c'\nkeywords = ['cc']\n"
+      "[[rules]]\nid = 'edge'\nregex = '(?:^|[^b])(a+)(?:[^a]|$)'\nkeywords = ['bab']\n");
+  const Detector line(rules, scoped(KeywordScope::line));
+  const Detector file(rules, scoped(KeywordScope::file));
+  std::mt19937 rng(14);
+  const std::string alphabet = "abcAB\n\n ";
+  for (int round = 0; round < 2000; ++round) {
+    std::string text(std::uniform_int_distribution<std::size_t>(0, 80)(rng), ' ');
+    for (char& c : text) c = alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)];
+    std::vector<Finding> expected;
+    for (Finding& f : scan(file, text)) {
+      bool covered = false;
+      for (const std::string& k : f.rule->keywords)
+        for (const std::uint64_t l : lines_holding(text, k)) covered = covered || (l >= f.start_line && l <= f.end_line);
+      if (covered) expected.push_back(std::move(f));
+    }
+    // The file scope reports rule by rule; so does the line scope.
+    ASSERT_EQ(brief(scan(line, text)), brief(expected)) << "text: \"" << text << "\"";
+  }
+}
+
+}  // namespace
+}  // namespace stealscan::secrets
