@@ -9,7 +9,9 @@
 # automata: minutes, so only on the smaller tree, once), and with (?-u) before
 # each regex, bytes as our Latin-1 RE2 reads them: the fair comparison.
 # stealscan runs with --no-archives (rg does not open archives; with them it
-# also scans what the compressed files hold) and as it runs by default.
+# also scans what the compressed files hold) and as it runs by default, and
+# once with --keyword-scope file (gitleaks' semantics: a rule runs over every
+# file holding one of its keywords, not only over the keywords' lines).
 #
 # Usage: apps/stealscan/bench/secrets_vs_rg.sh [--reps N] [--build DIR] [--threads N] [--unicode] [DIR...]
 #   DIR... default /usr/include /usr/share; --threads default 2; --unicode adds
@@ -84,6 +86,7 @@ for ((r = 1; r <= reps; r++)); do
   run_row "stealscan secrets --no-archives" "$ss" secrets --no-progress -j "$threads" --no-ignore --hidden --no-archives "${dirs[@]}"
   run_row "stealscan secrets" "$ss" secrets --no-progress -j "$threads" --no-ignore --hidden "${dirs[@]}"
   run_row "stealscan secrets --decode-depth 0 --no-archives" "$ss" secrets --no-progress -j "$threads" --no-ignore --hidden --decode-depth 0 --no-archives "${dirs[@]}"
+  run_row "stealscan secrets --keyword-scope file --no-archives" "$ss" secrets --no-progress -j "$threads" --no-ignore --hidden --keyword-scope file --no-archives "${dirs[@]}"
 done
 
 echo
@@ -92,7 +95,8 @@ echo
 echo "| run | wall ms | CPU ms | wall / rg |"
 echo "|---|---|---|---|"
 rg_wall="$(tr ' ' '\n' <<<"${wall["rg -c -f (bytes)"]}" | grep . | median)"
-for name in "rg -c -f (bytes)" "stealscan secrets --no-archives" "stealscan secrets --decode-depth 0 --no-archives" "stealscan secrets"; do
+for name in "rg -c -f (bytes)" "stealscan secrets --no-archives" "stealscan secrets --decode-depth 0 --no-archives" \
+            "stealscan secrets --keyword-scope file --no-archives" "stealscan secrets"; do
   w="$(tr ' ' '\n' <<<"${wall[$name]}" | grep . | median)"
   c="$(tr ' ' '\n' <<<"${cpu[$name]}" | grep . | median)"
   printf '| %s | %.0f | %d | %.2f |\n' "$name" "$w" "$c" "$(awk -v a="$w" -v b="$rg_wall" 'BEGIN {print a / b}')"
