@@ -60,7 +60,7 @@ std::vector<std::uint64_t> lines_holding(const std::string& text, const std::str
   return out;
 }
 
-TEST(KeywordFilter, gives_each_line_holding_a_keyword_once_in_either_case_and_in_order) {
+TEST(KeywordFilter, gives_the_lines_holding_a_keyword_in_either_case_in_order_consecutive_ones_as_one_span) {
   const std::vector<std::vector<std::string>> keywords = {{"tok"}, {"key", "pass"}, {}};
   KeywordFilter filter(keywords, DatabaseCache{});
   KeywordFilter::Scratch s(filter);
@@ -77,6 +77,13 @@ TEST(KeywordFilter, gives_each_line_holding_a_keyword_once_in_either_case_and_in
   EXPECT_EQ(as_text(filter.lines_for(1, s)), (std::vector<std::string>{"Key pass\r"}));
   EXPECT_FALSE(filter.has_keywords(2));
   EXPECT_TRUE(filter.lines_for(2, s).empty());
+
+  // Consecutive lines are one span, also across a rule's keywords.
+  const std::string runs = "key\nKEY\nx\npass\nkey pass\npass\n\nkey";
+  filter.rules_for(runs, s, rules);
+  std::vector<std::string> spans;
+  for (const LineSpan& l : filter.lines_for(1, s)) spans.push_back(runs.substr(l.begin, l.end - l.begin));
+  EXPECT_EQ(spans, (std::vector<std::string>{"key\nKEY", "pass\nkey pass\npass", "key"}));
 
   filter.rules_for("nothing to see\n", s, rules);
   EXPECT_EQ(rules, (std::vector<std::size_t>{2}));  // only the rule without keywords

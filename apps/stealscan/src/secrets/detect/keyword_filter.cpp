@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <stdexcept>
 #include <unordered_map>
@@ -28,6 +29,8 @@ LineSpan line_around(std::string_view text, std::size_t at) {
 // of its first byte). The line around a hit is found once and kept while the
 // next hits fall inside it, which in a block scan's order of end offsets they
 // do until the scan passes its end: finding lines is linear in the text.
+// Consecutive lines are kept as one span (a keyword on every line of a big
+// file is one span, not one per line).
 struct LineCollector {
   std::string_view text;
   std::size_t base = 0;  // where the piece being scanned starts in `text`
@@ -38,7 +41,11 @@ struct LineCollector {
   void add(std::size_t k, std::size_t at) {
     if (!(current.begin <= at && at <= current.end)) current = line_around(text, at);
     std::vector<LineSpan>& v = lines[k];
-    if (v.empty() || v.back().begin != current.begin) v.push_back(current);
+    if (!v.empty() && v.back().begin <= current.begin && current.begin <= v.back().end + 1) {
+      v.back().end = std::max(v.back().end, current.end);  // this line, or the next one
+    } else {
+      v.push_back(current);
+    }
   }
 };
 
@@ -48,16 +55,22 @@ int on_keyword(unsigned int id, unsigned long long, unsigned long long to, unsig
   return 0;
 }
 
-bool span_less(const LineSpan& a, const LineSpan& b) { return a.begin < b.begin; }
-bool span_same(const LineSpan& a, const LineSpan& b) { return a.begin == b.begin; }
-
-// Sorted by line, each line once (a scan in pieces, or matches reported out of
-// order, may break either).
-void sort_unique(std::vector<LineSpan>& v) {
-  const auto not_increasing = [](const LineSpan& a, const LineSpan& b) { return a.begin >= b.begin; };
-  if (std::adjacent_find(v.begin(), v.end(), not_increasing) == v.end()) return;
-  std::sort(v.begin(), v.end(), span_less);
-  v.erase(std::unique(v.begin(), v.end(), span_same), v.end());
+// Sorted, disjoint spans with a line between any two (a scan in pieces, hits
+// reported out of order, or the spans of several keywords may break that):
+// overlapping and touching spans are merged.
+void normalize(std::vector<LineSpan>& v) {
+  const auto apart = [](const LineSpan& a, const LineSpan& b) { return a.end + 1 < b.begin; };
+  if (std::adjacent_find(v.begin(), v.end(), std::not_fn(apart)) == v.end()) return;
+  std::sort(v.begin(), v.end(), [](const LineSpan& a, const LineSpan& b) { return a.begin < b.begin; });
+  std::size_t kept = 0;
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    if (v[i].begin <= v[kept].end + 1) {
+      v[kept].end = std::max(v[kept].end, v[i].end);
+    } else {
+      v[++kept] = v[i];
+    }
+  }
+  v.resize(kept + 1);
 }
 
 }  // namespace
@@ -140,7 +153,7 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
     if (at + n >= text.size()) break;
     at += n - std::min(n, longest_ - 1);
   } while (true);
-  for (std::vector<LineSpan>& v : s.lines_) sort_unique(v);
+  for (std::vector<LineSpan>& v : s.lines_) normalize(v);
 }
 
 void KeywordFilter::rules_for(std::string_view text, Scratch& s, std::vector<std::size_t>& rules) const {
@@ -158,7 +171,7 @@ const std::vector<LineSpan>& KeywordFilter::lines_for(std::size_t r, Scratch& s)
   if (ks.size() == 1) return s.lines_[ks[0]];
   s.merged_.clear();
   for (const std::size_t k : ks) s.merged_.insert(s.merged_.end(), s.lines_[k].begin(), s.lines_[k].end());
-  sort_unique(s.merged_);
+  normalize(s.merged_);
   return s.merged_;
 }
 

@@ -26,8 +26,8 @@ enum class KeywordScope : std::uint8_t {
   file,  // any match in a text that holds one of them anywhere (gitleaks' semantics)
 };
 
-// A line of a text: [begin, end), its '\n' (at end, unless end is the text's
-// end) excluded.
+// Lines of a text: [begin, end) from the first one's first byte to the last
+// one's end, its '\n' (at end, unless end is the text's end) excluded.
 struct LineSpan {
   std::size_t begin;
   std::size_t end;
@@ -52,8 +52,8 @@ class KeywordFilter {
    private:
     friend class KeywordFilter;
     hs_scratch* hs_ = nullptr;
-    // Per keyword, the lines of the text being scanned that hold it, in order,
-    // each once.
+    // Per keyword, the lines of the text being scanned that hold it: sorted,
+    // disjoint spans of consecutive lines.
     std::vector<std::vector<LineSpan>> lines_;
     std::vector<LineSpan> merged_;  // lines_for()'s answer for a rule of several keywords
   };
@@ -64,9 +64,10 @@ class KeywordFilter {
 
   // Whether rule r has keywords (without, it runs on every line).
   [[nodiscard]] bool has_keywords(std::size_t r) const { return !keywords_of_[r].empty(); }
-  // The lines of rules_for()'s text that hold one of rule r's keywords, in
-  // order, each once (empty for a rule without keywords). Valid until the next
-  // rules_for() or lines_for() with this scratch.
+  // The lines of rules_for()'s text that hold one of rule r's keywords, as
+  // sorted, disjoint spans of consecutive lines, with at least one line
+  // between two spans (empty for a rule without keywords). Valid until the
+  // next rules_for() or lines_for() with this scratch.
   [[nodiscard]] const std::vector<LineSpan>& lines_for(std::size_t r, Scratch& scratch) const;
 
  private:
