@@ -4,6 +4,8 @@
 //
 //   mpiexec -np 2 stealpool-uts-mpi --tree T1 --workers 1 [--metrics]
 //   -> nodes=4130071 leaves=3305118 depth=10 time_s=1.23 ranks=2 workers=1
+//   stealpool-uts-mpi --tree T1 --serial      the serial walk, no executor
+//   (the benchmark's baseline, timed the same way)
 //
 // Exit status: 0 counts match the UTS reference; 1 they do not (or the run
 // failed); 2 bad arguments (the message names the value).
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +34,7 @@ struct Options {
   const UtsTree* tree = nullptr;
   std::size_t workers = 1;
   bool metrics = false;
+  bool serial = false;  // the serial walk on rank 0, for the benchmark's baseline
 };
 
 struct Counts {
@@ -40,7 +44,7 @@ struct Counts {
 };
 
 [[noreturn]] void usage_error(const std::string& what) {
-  std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics]\n",
+  std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics] [--serial]\n",
                what.c_str());
   std::exit(2);
 }
@@ -70,6 +74,8 @@ Options parse(int argc, char** argv) {
       o.workers = n;
     } else if (arg == "--metrics") {
       o.metrics = true;
+    } else if (arg == "--serial") {
+      o.serial = true;
     } else {
       usage_error("unknown argument '" + std::string(arg) + "'");
     }
@@ -78,8 +84,30 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// Prints the counts line and checks it against the published counts.
+int report(const UtsTree& tree, const Counts& total, double time_s, int ranks, std::size_t workers) {
+  std::printf("nodes=%llu leaves=%llu depth=%d time_s=%.3f ranks=%d workers=%zu\n",
+              static_cast<unsigned long long>(total.nodes), static_cast<unsigned long long>(total.leaves), total.depth,
+              time_s, ranks, workers);
+  if (total.nodes != tree.nodes || total.leaves != tree.leaves || total.depth != tree.depth) {
+    std::fprintf(stderr, "stealpool-uts-mpi: %s counts differ from the UTS reference (nodes=%llu leaves=%llu depth=%d)\n",
+                 tree.name, static_cast<unsigned long long>(tree.nodes), static_cast<unsigned long long>(tree.leaves),
+                 tree.depth);
+    return 1;
+  }
+  return 0;
+}
+
+int run_serial(const UtsTree& tree) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const stealbench::fj::UtsStats s = stealbench::fj::uts_serial(tree);
+  const double time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report(tree, Counts{s.nodes, s.leaves, s.depth}, time_s, 0, 0);
+}
+
 int run(const Options& o, const stealpool::mpi::Environment& env) {
   const UtsTree& tree = *o.tree;
+  if (o.serial) return env.rank() == 0 ? run_serial(tree) : 0;
   stealpool::mpi::DistConfig config;
   config.workers = o.workers;
   using Ctx = stealpool::mpi::Context<UtsNode, Counts>;
@@ -112,9 +140,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
   const double time_s = ex.reduce(ex.metrics().run_s, [](double a, double b) { return std::max(a, b); });
   const auto per_rank = ex.gather_metrics();
   if (env.rank() != 0) return 0;
-  std::printf("nodes=%llu leaves=%llu depth=%d time_s=%.3f ranks=%d workers=%zu\n",
-              static_cast<unsigned long long>(total.nodes), static_cast<unsigned long long>(total.leaves), total.depth,
-              time_s, env.size(), o.workers);
+  const int status = report(tree, total, time_s, env.size(), o.workers);
   if (o.metrics) {
     for (std::size_t r = 0; r < per_rank.size(); ++r) {
       const auto& m = per_rank[r];
@@ -130,13 +156,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
                   static_cast<unsigned long long>(m.messages_received), m.idle_s);
     }
   }
-  if (total.nodes != tree.nodes || total.leaves != tree.leaves || total.depth != tree.depth) {
-    std::fprintf(stderr, "stealpool-uts-mpi: %s counts differ from the UTS reference (nodes=%llu leaves=%llu depth=%d)\n",
-                 tree.name, static_cast<unsigned long long>(tree.nodes), static_cast<unsigned long long>(tree.leaves),
-                 tree.depth);
-    return 1;
-  }
-  return 0;
+  return status;
 }
 
 }  // namespace

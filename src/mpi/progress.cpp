@@ -48,7 +48,7 @@ void Progress::run() {
     // Nothing happened: sleep a little, longer the longer it stays quiet. A passive
     // rank ends up probing once a millisecond; one with work or a steal in flight
     // at least every 50 or 100 us, the latency a thief waits for its reply.
-    const unsigned cap_us = passive() ? 1000 : hunting_ ? 50 : 100;
+    const unsigned cap_us = passive() ? 1000 : hunting_ ? 50 : 400;
     const unsigned us = std::min(cap_us, 5u << std::min(quiet_rounds, 8u));
     ++quiet_rounds;
     std::this_thread::sleep_for(std::chrono::microseconds(us));
