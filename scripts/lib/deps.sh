@@ -19,9 +19,13 @@
 # libgit2-dev: `stealscan secrets --git` reads a repository's objects
 # in-process (no `git` process per blob, packfiles and deltas handled, a
 # repository handle per worker thread); its tests build their repositories with it too.
+# libopenmpi-dev and openmpi-bin: Open MPI, the MPI under stealpool_mpi (the
+# distributed executor, include/stealpool/mpi/README.md) and the mpiexec that
+# runs its tests at 1, 2 and 4 ranks; without them stealpool_mpi is skipped.
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
               libtbb-dev relacy-dev pkg-config libre2-dev
-              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev libgit2-dev)
+              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev libgit2-dev
+              libopenmpi-dev openmpi-bin)
 
 stealpool_install_deps() {
   [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0

@@ -1,0 +1,173 @@
+// stealpool-uts-mpi: counts a UTS sample tree with stealpool::mpi::DistExecutor
+// (one process per rank, --workers threads in each) and checks the counts
+// against the published ones.
+//
+//   mpiexec -np 2 stealpool-uts-mpi --tree T1 --workers 1 [--metrics]
+//   -> nodes=4130071 leaves=3305118 depth=10 time_s=1.23 ranks=2 workers=1
+//   stealpool-uts-mpi --tree T1 --serial      the serial walk, no executor
+//   (the benchmark's baseline, timed the same way)
+//
+// Exit status: 0 counts match the UTS reference; 1 they do not (or the run
+// failed); 2 bad arguments (the message names the value).
+#include <mpi.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "stealpool/mpi/dist_executor.hpp"
+#include "uts.hpp"
+
+namespace {
+
+using stealbench::fj::UtsNode;
+using stealbench::fj::UtsTree;
+
+struct Options {
+  const UtsTree* tree = nullptr;
+  std::size_t workers = 1;
+  bool metrics = false;
+  bool serial = false;  // the serial walk on rank 0, for the benchmark's baseline
+};
+
+struct Counts {
+  std::uint64_t nodes = 0;
+  std::uint64_t leaves = 0;
+  std::int32_t depth = 0;
+};
+
+[[noreturn]] void usage_error(const std::string& what) {
+  std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics] [--serial]\n",
+               what.c_str());
+  std::exit(2);
+}
+
+// Parsed before MPI starts, so a bad argument costs no MPI start-up and every
+// rank reports the same error.
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&]() -> std::string_view {
+      if (i + 1 >= argc) usage_error(std::string(arg) + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--tree") {
+      const std::string_view name = value();
+      for (const UtsTree* t : {&stealbench::fj::kUtsT1, &stealbench::fj::kUtsT2, &stealbench::fj::kUtsT3,
+                               &stealbench::fj::kUtsT5})
+        if (name == t->name) o.tree = t;
+      if (o.tree == nullptr) usage_error("unknown --tree '" + std::string(name) + "' (T1, T2, T3 or T5)");
+    } else if (arg == "--workers") {
+      const std::string_view v = value();
+      std::size_t n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || end != v.data() + v.size() || n == 0 || n > 1024)
+        usage_error("--workers must be a whole number from 1 to 1024 (got '" + std::string(v) + "')");
+      o.workers = n;
+    } else if (arg == "--metrics") {
+      o.metrics = true;
+    } else if (arg == "--serial") {
+      o.serial = true;
+    } else {
+      usage_error("unknown argument '" + std::string(arg) + "'");
+    }
+  }
+  if (o.tree == nullptr) usage_error("--tree is required");
+  return o;
+}
+
+// Prints the counts line and checks it against the published counts.
+int report(const UtsTree& tree, const Counts& total, double time_s, int ranks, std::size_t workers) {
+  std::printf("nodes=%llu leaves=%llu depth=%d time_s=%.3f ranks=%d workers=%zu\n",
+              static_cast<unsigned long long>(total.nodes), static_cast<unsigned long long>(total.leaves), total.depth,
+              time_s, ranks, workers);
+  if (total.nodes != tree.nodes || total.leaves != tree.leaves || total.depth != tree.depth) {
+    std::fprintf(stderr, "stealpool-uts-mpi: %s counts differ from the UTS reference (nodes=%llu leaves=%llu depth=%d)\n",
+                 tree.name, static_cast<unsigned long long>(tree.nodes), static_cast<unsigned long long>(tree.leaves),
+                 tree.depth);
+    return 1;
+  }
+  return 0;
+}
+
+int run_serial(const UtsTree& tree) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const stealbench::fj::UtsStats s = stealbench::fj::uts_serial(tree);
+  const double time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report(tree, Counts{s.nodes, s.leaves, s.depth}, time_s, 0, 0);
+}
+
+int run(const Options& o, const stealpool::mpi::Environment& env) {
+  const UtsTree& tree = *o.tree;
+  if (o.serial) return env.rank() == 0 ? run_serial(tree) : 0;
+  stealpool::mpi::DistConfig config;
+  config.workers = o.workers;
+  using Ctx = stealpool::mpi::Context<UtsNode, Counts>;
+  stealpool::mpi::DistExecutor<UtsNode, Counts> ex(
+      config, [](std::size_t) { return Counts{}; },
+      [&tree](UtsNode node, Ctx& ctx) {
+        Counts& c = ctx.scratch();
+        const int n = stealbench::fj::uts_num_children(tree, node);
+        ++c.nodes;
+        if (n == 0) ++c.leaves;
+        c.depth = std::max(c.depth, node.height);
+        for (int i = 0; i < n; ++i) ctx.spawn(stealbench::fj::uts_child(node, i));
+      });
+  if (env.rank() == 0) ex.seed(stealbench::fj::uts_root(tree));  // all the work starts on rank 0, as in UTS
+  MPI_Barrier(MPI_COMM_WORLD);
+  ex.run();
+  Counts mine;
+  for (std::size_t w = 0; w < o.workers; ++w) {
+    const Counts& c = *ex.scratch(w);
+    mine.nodes += c.nodes;
+    mine.leaves += c.leaves;
+    mine.depth = std::max(mine.depth, c.depth);
+  }
+  const Counts total = ex.reduce(mine, [](Counts a, const Counts& b) {
+    a.nodes += b.nodes;
+    a.leaves += b.leaves;
+    a.depth = std::max(a.depth, b.depth);
+    return a;
+  });
+  const double time_s = ex.reduce(ex.metrics().run_s, [](double a, double b) { return std::max(a, b); });
+  const auto per_rank = ex.gather_metrics();
+  if (env.rank() != 0) return 0;
+  const int status = report(tree, total, time_s, env.size(), o.workers);
+  if (o.metrics) {
+    for (std::size_t r = 0; r < per_rank.size(); ++r) {
+      const auto& m = per_rank[r];
+      std::printf("rank=%zu tasks_run=%llu batches_stolen=%llu tasks_stolen=%llu batches_given=%llu "
+                  "steal_requests=%llu empty_replies=%llu lifeline_requests=%llu messages_sent=%llu "
+                  "messages_received=%llu idle_s=%.3f\n",
+                  r, static_cast<unsigned long long>(m.tasks_run), static_cast<unsigned long long>(m.batches_stolen),
+                  static_cast<unsigned long long>(m.tasks_stolen), static_cast<unsigned long long>(m.batches_given),
+                  static_cast<unsigned long long>(m.steal_requests_sent),
+                  static_cast<unsigned long long>(m.empty_replies),
+                  static_cast<unsigned long long>(m.lifeline_requests_sent),
+                  static_cast<unsigned long long>(m.messages_sent),
+                  static_cast<unsigned long long>(m.messages_received), m.idle_s);
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse(argc, argv);
+  try {
+    stealpool::mpi::Environment env(argc, argv);
+    return run(options, env);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stealpool-uts-mpi: %s\n", e.what());
+    return 1;
+  }
+}

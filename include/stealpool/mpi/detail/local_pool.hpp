@@ -1,0 +1,34 @@
+// stealpool/mpi/detail/local_pool.hpp: LocalPool, what the MPI protocol
+// (Progress) needs from a rank's worker pool, with the task type erased to bytes
+// so that the protocol is compiled once (src/mpi/progress.cpp).
+// Every member is called by the progress thread only (the thread in run()).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace stealpool::mpi::detail {
+
+class LocalPool {
+ public:
+  virtual ~LocalPool() = default;
+  // sizeof(T): tasks travel as their bytes.
+  virtual std::size_t task_bytes() const noexcept = 0;
+  // True when the rank holds no task, queued or running ([MPI-outstanding]). Once
+  // true it stays true until give() is called: only the progress thread adds work
+  // to a dry rank.
+  virtual bool dry() const noexcept = 0;
+  // Takes about half of the rank's queued tasks (at most `max`), oldest first, and
+  // appends their bytes to `out`. Returns how many. Running tasks are not spare.
+  virtual std::size_t take_half(std::size_t max, std::vector<std::byte>& out) = 0;
+  // Queues `n` tasks received from another rank and wakes workers for them.
+  virtual void give(const std::byte* data, std::size_t n) = 0;
+  // Another rank failed: tasks are dropped unrun from now on.
+  virtual void cancel() noexcept = 0;
+  // A task on this rank threw ([MPI-failed-before-dry]); what() of its exception.
+  virtual bool failed() const noexcept = 0;
+  virtual std::string failure_text() const = 0;
+};
+
+}  // namespace stealpool::mpi::detail

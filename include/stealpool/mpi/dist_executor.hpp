@@ -1,0 +1,162 @@
+// stealpool/mpi/dist_executor.hpp: DistExecutor<T, S>, a work-stealing executor
+// over MPI: one process per node (rank), a pool of worker threads in each, and
+// work stolen between ranks in batches when a rank runs dry.
+//
+//   stealpool::mpi::Environment env(argc, argv);            // MPI_Init_thread(FUNNELED)
+//   stealpool::mpi::DistExecutor<Node, Counts> ex(config,
+//       [](std::size_t) { return Counts{}; },               // scratch, per worker
+//       [](Node n, stealpool::mpi::Context<Node, Counts>& ctx) {
+//         ++ctx.scratch().nodes;
+//         for (...) ctx.spawn(child);                        // stealable by any rank
+//       });
+//   if (env.rank() == 0) ex.seed(root);                      // or seed on every rank
+//   ex.run();                                                // collective: returns on global termination
+//   Counts total = ex.reduce(my_counts, add);                // collective: every rank gets it
+//
+// Task type T: trivially copyable, at most 64 bytes; tasks travel between ranks
+// as their bytes (ranks must share the architecture and the binary). Scratch S:
+// per worker, built on the worker thread by scratch_init(worker_id).
+//
+// Who may call what: every member except rank(), size(), scratch() and metrics()
+// is collective or MPI-calling and belongs to one thread, the one that called
+// MPI_Init_thread when MPI gave MPI_THREAD_FUNNELED (any one thread at a time
+// above that). The constructor duplicates config.comm (collective); run() once.
+//
+// Semantics of run(): each rank runs its tasks on its workers; a rank that runs
+// dry steals about half of another rank's queued tasks, from random victims
+// first, then registers on its lifelines and sleeps until one pushes work
+// (README.md). run() returns on every rank once no task is queued or running
+// anywhere and no message is in flight (Dijkstra-Safra termination), so every
+// task seeded or spawned has run exactly once. If a task throws, the run is
+// cancelled on every rank (remaining tasks are dropped, counted in
+// RankMetrics::tasks_dropped); run() then rethrows the exception on the rank where
+// it was thrown and throws RemoteTaskFailure on the others.
+//
+// Throws: std::runtime_error when MPI gives too low a thread level (naming it and
+// the level needed); std::invalid_argument for a bad config (naming the field and
+// value); std::logic_error for a second run() or a seed() after it.
+//
+// Costs: spawn is a deque push and a relaxed load (a futex wake when a sibling
+// sleeps); a steal between ranks is a request and a reply message; an idle rank
+// probes MPI about once a millisecond.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "stealpool/mpi/context.hpp"
+#include "stealpool/mpi/detail/progress.hpp"
+#include "stealpool/mpi/detail/rank_pool.hpp"
+#include "stealpool/mpi/dist_config.hpp"
+#include "stealpool/mpi/environment.hpp"
+#include "stealpool/mpi/remote_failure.hpp"
+#include "stealpool/worker_ctx.hpp"  // NoScratch
+
+namespace stealpool::mpi {
+
+template <class T, class S = NoScratch>
+class DistExecutor {
+ public:
+  using Runner = std::function<void(T, Context<T, S>&)>;
+  using ScratchInit = std::function<S(std::size_t)>;
+
+  DistExecutor(const DistConfig& config, ScratchInit scratch_init, Runner runner) : config_(config) {
+    require_thread_level("stealpool::mpi::DistExecutor");
+    config_.validate();
+    if (!scratch_init) throw std::invalid_argument("stealpool::mpi::DistExecutor: scratch_init is empty");
+    if (!runner) throw std::invalid_argument("stealpool::mpi::DistExecutor: runner is empty");
+    MPI_Comm_dup(config_.comm, &comm_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    pool_ = std::make_unique<detail::RankPool<T, S>>(config_, rank_, std::move(scratch_init), std::move(runner));
+  }
+  DistExecutor(const DistConfig& config, Runner runner)
+    requires std::is_same_v<S, NoScratch>
+      : DistExecutor(config, [](std::size_t) { return NoScratch{}; }, std::move(runner)) {}
+
+  ~DistExecutor() {
+    pool_.reset();
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
+  }
+  DistExecutor(const DistExecutor&) = delete;
+  DistExecutor& operator=(const DistExecutor&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  std::size_t workers() const noexcept { return config_.workers; }
+
+  // Tasks this rank starts with; before run(). Any rank may seed any number,
+  // none included.
+  void seed(const T& task) { seed(std::span<const T>(&task, 1)); }
+  void seed(std::span<const T> tasks) {
+    if (ran_) throw std::logic_error("stealpool::mpi::DistExecutor::seed: after run()");
+    pool_->seed(tasks.data(), tasks.size());
+  }
+
+  // Collective: see the header comment.
+  void run() {
+    if (ran_) throw std::logic_error("stealpool::mpi::DistExecutor::run: called twice");
+    ran_ = true;
+    require_thread_level("stealpool::mpi::DistExecutor::run");
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::Progress progress(comm_, config_, *pool_);
+    pool_->start();
+    progress.run();
+    pool_->stop_and_join();
+    metrics_ = progress.metrics();
+    pool_->add_metrics(metrics_);
+    metrics_.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (std::exception_ptr e = pool_->first_error()) std::rethrow_exception(e);
+    if (progress.remote_failure()) throw RemoteTaskFailure(progress.failed_rank(), progress.failure_text());
+  }
+
+  // Worker `worker`'s scratch after run(); nullptr if its scratch_init threw.
+  S* scratch(std::size_t worker) { return pool_->scratch(worker); }
+
+  // What this rank did in run().
+  const RankMetrics& metrics() const noexcept { return metrics_; }
+
+  // Collective: every rank's `local`, combined in rank order
+  // (op(op(r0, r1), r2)...), returned on every rank. R: trivially copyable.
+  template <class R, class Op>
+  R reduce(const R& local, Op op) const {
+    static_assert(std::is_trivially_copyable_v<R>, "reduce ships values between ranks as bytes");
+    std::vector<R> all(static_cast<std::size_t>(size_));
+    MPI_Allgather(&local, static_cast<int>(sizeof(R)), MPI_BYTE, all.data(), static_cast<int>(sizeof(R)), MPI_BYTE,
+                  comm_);
+    R acc = all[0];
+    for (std::size_t i = 1; i < all.size(); ++i) acc = op(acc, all[i]);
+    return acc;
+  }
+
+  // Collective: every rank's metrics on rank 0 (in rank order); empty elsewhere.
+  std::vector<RankMetrics> gather_metrics() const {
+    std::vector<RankMetrics> all(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+    MPI_Gather(&metrics_, static_cast<int>(sizeof(RankMetrics)), MPI_BYTE, all.data(),
+               static_cast<int>(sizeof(RankMetrics)), MPI_BYTE, 0, comm_);
+    return all;
+  }
+
+ private:
+  DistConfig config_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  bool ran_ = false;
+  RankMetrics metrics_;
+  std::unique_ptr<detail::RankPool<T, S>> pool_;
+};
+
+}  // namespace stealpool::mpi

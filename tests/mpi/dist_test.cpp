@@ -1,0 +1,241 @@
+// tests/mpi/dist_test.cpp: behaviour tests of stealpool::mpi::DistExecutor, run
+// under mpiexec at 1, 2 and 4 ranks (CMakeLists.txt registers one ctest test per
+// scenario and rank count). Each scenario checks its outcome on every rank; the
+// ranks agree on pass/fail with an MPI_Allreduce, and the exit status is 0 only
+// if every rank passed. Outcomes are exact, whatever the timing.
+//
+//   dist_test <scenario>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stealpool/mpi/dist_executor.hpp"
+#include "uts.hpp"
+
+namespace {
+
+namespace mpi = stealpool::mpi;
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+bool fail(const std::string& why) {
+  std::fprintf(stderr, "rank %d: FAIL: %s\n", world_rank(), why.c_str());
+  return false;
+}
+
+// --- the range workload: every id of [0, n) is visited exactly once -------------
+// A task {lo, hi} splits in halves until one id is left; that leaf is the visit.
+// Leaves below heavy_below spin a while, so the work is uneven and ranks that
+// started with light ranges must steal to finish early.
+struct Range {
+  std::uint32_t lo, hi;
+};
+struct Visits {
+  std::vector<std::uint32_t> count;  // count[id]: visits of id by this worker
+};
+constexpr std::uint32_t kIds = 200'000;
+
+std::uint64_t spin(std::uint64_t x, int rounds) {
+  for (int i = 0; i < rounds; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  return x;
+}
+volatile std::uint64_t g_sink;
+
+using RangeExec = mpi::DistExecutor<Range, Visits>;
+
+RangeExec make_range_executor(std::size_t workers, std::uint32_t throw_at) {
+  mpi::DistConfig config;
+  config.workers = workers;
+  return RangeExec(
+      config, [](std::size_t) { return Visits{std::vector<std::uint32_t>(kIds, 0)}; },
+      [throw_at](Range r, mpi::Context<Range, Visits>& ctx) {
+        if (r.hi - r.lo > 1) {
+          const std::uint32_t mid = r.lo + (r.hi - r.lo) / 2;
+          ctx.spawn({r.lo, mid});
+          ctx.spawn({mid, r.hi});
+          return;
+        }
+        if (r.lo == throw_at) throw std::runtime_error("task " + std::to_string(r.lo) + " failed");
+        ++ctx.scratch().count[r.lo];
+        if (r.lo < kIds / 8) g_sink = spin(r.lo, 2000);
+      });
+}
+
+// Seeds: all of [0, kIds) on rank 0, or an equal slice on every rank.
+void seed_ranges(RangeExec& ex, bool spread) {
+  const auto n = static_cast<std::uint32_t>(ex.size());
+  const auto r = static_cast<std::uint32_t>(ex.rank());
+  if (!spread) {
+    if (r == 0) ex.seed(Range{0, kIds});
+    return;
+  }
+  const std::uint32_t lo = kIds / n * r, hi = r + 1 == n ? kIds : kIds / n * (r + 1);
+  if (lo < hi) ex.seed(Range{lo, hi});
+}
+
+// Tasks run for ranges seeded as above: a range of k ids is 2k - 1 tasks.
+std::uint64_t expected_tasks(int size, bool spread) {
+  if (!spread) return 2ull * kIds - 1;
+  return 2ull * kIds - static_cast<std::uint64_t>(size);
+}
+
+bool every_task_runs_exactly_once(std::size_t workers, bool spread) {
+  RangeExec ex = make_range_executor(workers, kIds);  // kIds: no task throws
+  seed_ranges(ex, spread);
+  ex.run();
+  std::vector<std::uint32_t> visits(kIds, 0);
+  for (std::size_t w = 0; w < workers; ++w) {
+    const auto& c = ex.scratch(w)->count;
+    for (std::uint32_t i = 0; i < kIds; ++i) visits[i] += c[i];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, visits.data(), static_cast<int>(kIds), MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
+  for (std::uint32_t i = 0; i < kIds; ++i)
+    if (visits[i] != 1) return fail("id " + std::to_string(i) + " was visited " + std::to_string(visits[i]) + " times");
+  const std::uint64_t run = ex.reduce(ex.metrics().tasks_run, [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  if (run != expected_tasks(ex.size(), spread))
+    return fail("tasks_run summed over ranks is " + std::to_string(run) + ", expected " +
+                std::to_string(expected_tasks(ex.size(), spread)));
+  const std::uint64_t given = ex.reduce(ex.metrics().tasks_given, [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  const std::uint64_t stolen = ex.reduce(ex.metrics().tasks_stolen, [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  if (given != stolen) return fail("tasks given " + std::to_string(given) + " != tasks stolen " + std::to_string(stolen));
+  return true;
+}
+
+bool exception_reaches_the_caller_on_its_rank() {
+  constexpr std::uint32_t kThrowAt = kIds / 2 + 7;
+  RangeExec ex = make_range_executor(2, kThrowAt);
+  seed_ranges(ex, true);
+  int own = 0, remote = 0;
+  std::string bad;
+  try {
+    ex.run();
+  } catch (const mpi::RemoteTaskFailure& e) {
+    remote = 1;
+    if (std::string_view(e.what()).find("task " + std::to_string(kThrowAt) + " failed") == std::string_view::npos)
+      bad = std::string("RemoteTaskFailure does not quote the task's message: ") + e.what();
+  } catch (const std::runtime_error& e) {
+    own = 1;
+    if (std::string(e.what()) != "task " + std::to_string(kThrowAt) + " failed")
+      bad = std::string("unexpected exception: ") + e.what();
+  }
+  if (!bad.empty()) return fail(bad);
+  int owns = 0, remotes = 0;
+  MPI_Allreduce(&own, &owns, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&remote, &remotes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (owns != 1 || remotes != world_size() - 1)
+    return fail("ranks that got the task's exception: " + std::to_string(owns) + " (expected 1), RemoteTaskFailure: " +
+                std::to_string(remotes) + " (expected " + std::to_string(world_size() - 1) + ")");
+  return true;
+}
+
+// A small UTS tree (T1's shape cut at depth 7, about 65,000 nodes), counted by the
+// distributed executor and compared with the serial walk.
+bool uts_small_tree_counts_match_serial(std::size_t workers) {
+  using stealbench::fj::UtsNode;
+  static constexpr stealbench::fj::UtsTree kTree{"T1-depth7", stealbench::fj::UtsType::kGeometric, 4.0, 19, 0, 0.0,
+                                          stealbench::fj::UtsShape::kFixed, 7, 0, 0, 0};
+  struct Counts {
+    std::uint64_t nodes = 0, leaves = 0;
+  };
+  mpi::DistConfig config;
+  config.workers = workers;
+  mpi::DistExecutor<UtsNode, Counts> ex(config, [](std::size_t) { return Counts{}; },
+                                        [](UtsNode n, mpi::Context<UtsNode, Counts>& ctx) {
+                                          const int k = stealbench::fj::uts_num_children(kTree, n);
+                                          ++ctx.scratch().nodes;
+                                          if (k == 0) ++ctx.scratch().leaves;
+                                          for (int i = 0; i < k; ++i) ctx.spawn(stealbench::fj::uts_child(n, i));
+                                        });
+  if (ex.rank() == 0) ex.seed(stealbench::fj::uts_root(kTree));
+  ex.run();
+  Counts mine;
+  for (std::size_t w = 0; w < workers; ++w) {
+    mine.nodes += ex.scratch(w)->nodes;
+    mine.leaves += ex.scratch(w)->leaves;
+  }
+  const Counts total = ex.reduce(mine, [](Counts a, Counts b) { return Counts{a.nodes + b.nodes, a.leaves + b.leaves}; });
+  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kTree);
+  if (serial.nodes < 10'000) return fail("the test tree is too small: " + std::to_string(serial.nodes) + " nodes");
+  if (total.nodes != serial.nodes || total.leaves != serial.leaves)
+    return fail("nodes=" + std::to_string(total.nodes) + " leaves=" + std::to_string(total.leaves) + ", serial nodes=" +
+                std::to_string(serial.nodes) + " leaves=" + std::to_string(serial.leaves));
+  return true;
+}
+
+bool bad_config_is_refused_with_its_value() {
+  mpi::DistConfig config;
+  config.workers = 0;
+  try {
+    mpi::DistExecutor<Range> ex(config, [](Range, mpi::Context<Range, stealpool::NoScratch>&) {});
+  } catch (const std::invalid_argument& e) {
+    if (std::string_view(e.what()).find("workers must be at least 1 (got 0)") == std::string_view::npos)
+      return fail(std::string("message does not name the field and value: ") + e.what());
+    return true;
+  }
+  return fail("workers = 0 was accepted");
+}
+
+// MPI started with MPI_THREAD_SINGLE (main() does that for this scenario only).
+bool thread_level_single_is_refused() {
+  try {
+    mpi::DistExecutor<Range> ex(mpi::DistConfig{}, [](Range, mpi::Context<Range, stealpool::NoScratch>&) {});
+  } catch (const std::runtime_error& e) {
+    const std::string_view what = e.what();
+    if (what.find("gave MPI_THREAD_SINGLE") == std::string_view::npos ||
+        what.find("needs at least MPI_THREAD_FUNNELED") == std::string_view::npos)
+      return fail(std::string("message does not name the level given and needed: ") + e.what());
+    return true;
+  }
+  return fail("MPI_THREAD_SINGLE was accepted");
+}
+
+bool run_scenario(std::string_view name) {
+  if (name == "every_task_runs_exactly_once_all_on_rank0_1_worker") return every_task_runs_exactly_once(1, false);
+  if (name == "every_task_runs_exactly_once_all_on_rank0_2_workers") return every_task_runs_exactly_once(2, false);
+  if (name == "every_task_runs_exactly_once_spread_2_workers") return every_task_runs_exactly_once(2, true);
+  if (name == "exception_reaches_the_caller_on_its_rank") return exception_reaches_the_caller_on_its_rank();
+  if (name == "uts_small_tree_counts_match_serial") return uts_small_tree_counts_match_serial(2);
+  if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
+  if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
+  return fail("unknown scenario '" + std::string(name) + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: dist_test <scenario>\n");
+    return 2;
+  }
+  const std::string_view scenario = argv[1];
+  int provided = 0;
+  const int wanted = scenario == "thread_level_single_is_refused" ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED;
+  MPI_Init_thread(&argc, &argv, wanted, &provided);
+  int ok = 0;
+  try {
+    ok = run_scenario(scenario) ? 1 : 0;
+  } catch (const std::exception& e) {
+    ok = fail(std::string("unexpected exception: ") + e.what()) ? 1 : 0;
+  }
+  int all_ok = 0;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (world_rank() == 0) std::printf("%s: %s on %d ranks\n", argv[1], all_ok ? "passed" : "FAILED", world_size());
+  MPI_Finalize();
+  return all_ok ? 0 : 1;
+}
