@@ -50,6 +50,13 @@ class Runner {
     run_one<Test>(name, rl::fair_context_bound_scheduler_type, 0, /*mutant=*/false);
   }
 
+  // As check(), under the random scheduler only: for a test whose context-bound
+  // search does not end in minutes (more threads or steps).
+  template <class Test>
+  void check_random(const char* name) {
+    run_one<Test>(name, rl::random_scheduler_type, config_.random_iterations, /*mutant=*/false);
+  }
+
   // A broken variant: Relacy must report it (random scheduler).
   template <class Test>
   void mutant(const char* name) {

@@ -33,8 +33,12 @@
 
 namespace stealpool {
 
-template <class T, class Sync = detail::StdSync>
+// Lap: positions per block (Lap - 1 slots and the marker); the model checks
+// (tests/model/injector_model.cpp) use tiny laps to reach block boundaries.
+template <class T, class Sync = detail::StdSync, std::uint64_t Lap = 256>
 class Injector {
+  static_assert(Lap >= 2, "a block needs a slot and the marker");
+
   template <class U>
   using Atomic = typename Sync::template atomic<U>;
 
@@ -42,7 +46,7 @@ class Injector {
   // A lap of positions per block: offsets 0..kBlockSlots-1 are slots, offset
   // kBlockSlots is the marker "this block is full and its successor is being
   // installed" (see [INJ-marker]).
-  static constexpr std::uint64_t kLap = 256;
+  static constexpr std::uint64_t kLap = Lap;
   static constexpr std::uint64_t kBlockSlots = kLap - 1;
 
   Injector() {
