@@ -92,6 +92,14 @@ struct InjectorTest : rl::test_suite<Derived, Threads> {
     return true;
   }
 
+  // `attempts` steal() attempts for `row`; what it takes comes in FIFO order.
+  void steal_in_order(int row, int attempts) {
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+      const int before = last[row];
+      if (steal(row)) RL_ASSERT(last[row] > before);  // FIFO per consumer
+    }
+  }
+
   void after() {
     // Single-threaded now, but steal() still reports `retry` when its
     // compare_exchange_weak on head fails spuriously (Relacy injects such failures),
@@ -141,11 +149,7 @@ struct BatchVsTwo : InjectorTest<BatchVsTwo<Sync>, 3, 2, Sync> {
       const Item items[2] = {make_item(0), make_item(1)};
       this->queue.push_batch(std::span<const Item>(items, 2));
     } else {
-      const int row = static_cast<int>(index);
-      for (int attempt = 0; attempt < 2; ++attempt) {
-        const int before = this->last[row];
-        if (this->steal(row)) RL_ASSERT(this->last[row] > before);  // FIFO per consumer
-      }
+      this->steal_in_order(static_cast<int>(index), 2);
     }
   }
 };
@@ -161,11 +165,7 @@ struct Boundaries : InjectorTest<Boundaries<Sync>, 2, 3, Sync, 2> {
     if (index == 0) {
       for (int v = 0; v < 3; ++v) this->queue.push(make_item(v));
     } else {
-      const int row = static_cast<int>(index);
-      for (int attempt = 0; attempt < 3; ++attempt) {
-        const int before = this->last[row];
-        if (this->steal(row)) RL_ASSERT(this->last[row] > before);  // FIFO per consumer
-      }
+      this->steal_in_order(static_cast<int>(index), 3);
     }
   }
 };
@@ -177,11 +177,7 @@ struct BoundariesTwo : InjectorTest<BoundariesTwo<Sync>, 3, 3, Sync, 2> {
     if (index == 0) {
       for (int v = 0; v < 3; ++v) this->queue.push(make_item(v));
     } else {
-      const int row = static_cast<int>(index);
-      for (int attempt = 0; attempt < 2; ++attempt) {
-        const int before = this->last[row];
-        if (this->steal(row)) RL_ASSERT(this->last[row] > before);  // FIFO per consumer
-      }
+      this->steal_in_order(static_cast<int>(index), 2);
     }
   }
 };
@@ -195,11 +191,7 @@ struct BatchAcross : InjectorTest<BatchAcross<Sync>, 2, 3, Sync, 3> {
       const Item items[3] = {make_item(0), make_item(1), make_item(2)};
       this->queue.push_batch(std::span<const Item>(items, 3));
     } else {
-      const int row = static_cast<int>(index);
-      for (int attempt = 0; attempt < 3; ++attempt) {
-        const int before = this->last[row];
-        if (this->steal(row)) RL_ASSERT(this->last[row] > before);  // FIFO per consumer
-      }
+      this->steal_in_order(static_cast<int>(index), 3);
     }
   }
 };
