@@ -39,8 +39,9 @@ using Reference = std::unique_ptr<git_reference, GitFree<git_reference, git_refe
 using ReferenceIterator =
     std::unique_ptr<git_reference_iterator, GitFree<git_reference_iterator, git_reference_iterator_free>>;
 
-// git_libgit2_init(), once per process (thread-safe: a function-local static);
-// never shut down, the process exit frees it. Every function here calls it.
+// git_libgit2_init(), once per process (thread-safe: a function-local static),
+// with the objects' hash check turned off (git_handle.cpp says why); never
+// shut down, the process exit frees it. Every function here calls it.
 void ensure_libgit2();
 
 // `path`: a work tree or a .git directory (or a bare repository); not searched
