@@ -31,10 +31,12 @@ Repository open_repository(const std::string& path) {
   return Repository(r);
 }
 
-std::string hex(const git_oid& id) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, &id);
-  return std::string(buf);
+std::string objects_dir(git_repository* repo) {
+  git_buf buf = GIT_BUF_INIT;
+  check(git_repository_item_path(&buf, repo, GIT_REPOSITORY_ITEM_OBJECTS), "cannot find the objects directory");
+  std::string dir(buf.ptr, buf.size);
+  git_buf_dispose(&buf);
+  return dir;
 }
 
 }  // namespace stealscan::git

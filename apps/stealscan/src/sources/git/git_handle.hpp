@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace stealscan::git {
 
@@ -29,6 +30,7 @@ struct GitFree {
 };
 using Repository = std::unique_ptr<git_repository, GitFree<git_repository, git_repository_free>>;
 using Odb = std::unique_ptr<git_odb, GitFree<git_odb, git_odb_free>>;
+using OdbObject = std::unique_ptr<git_odb_object, GitFree<git_odb_object, git_odb_object_free>>;
 using Object = std::unique_ptr<git_object, GitFree<git_object, git_object_free>>;
 using Commit = std::unique_ptr<git_commit, GitFree<git_commit, git_commit_free>>;
 using Tree = std::unique_ptr<git_tree, GitFree<git_tree, git_tree_free>>;
@@ -48,8 +50,22 @@ void ensure_libgit2();
 // upwards. GitError "'PATH' is not a git repository: ..." otherwise.
 Repository open_repository(const std::string& path);
 
-// The full 40-digit lower-case hex of `id`.
-std::string hex(const git_oid& id);
+// The repository's objects directory (a worktree's is its main repository's).
+std::string objects_dir(git_repository* repo);
+
+// The full 40-digit lower-case hex of `id`, on the stack: for a loop over
+// blobs, where a std::string per id is a malloc per blob.
+class HexId {
+ public:
+  explicit HexId(const git_oid& id) noexcept { git_oid_tostr(buf_, sizeof buf_, &id); }
+  [[nodiscard]] std::string_view view() const noexcept { return {buf_, GIT_OID_HEXSZ}; }
+
+ private:
+  char buf_[GIT_OID_HEXSZ + 1];
+};
+
+// The same as a string.
+inline std::string hex(const git_oid& id) { return std::string(HexId(id).view()); }
 
 // A strict weak order on ids (for sorting and binary search).
 inline bool oid_less(const git_oid& a, const git_oid& b) noexcept { return git_oid_cmp(&a, &b) < 0; }

@@ -1,0 +1,65 @@
+// pack_reader.hpp: PackReader, one worker's reader of whole objects straight
+// from the mapped packs of a PackSet: the entry headers parsed here, the data
+// inflated with one reused zlib stream, deltas applied here (delta.hpp), and
+// the objects it rebuilds kept in an ObjectCache, so that blobs read in pack
+// order inflate each object of a delta chain once (README.md, "Reading blobs").
+// What it does not handle it leaves to libgit2 (read()'s `fallback`).
+#pragma once
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sources/git/object_cache.hpp"
+#include "sources/git/pack_file.hpp"
+
+namespace stealscan::git {
+
+class PackReader {
+ public:
+  enum class Status : std::uint8_t {
+    ok,         // `bytes` and `type` are the object
+    too_large,  // larger than max_size: known from a header, nothing of it inflated
+    fallback,   // not read here: a damaged entry, a base in another pack, a
+                // base larger than max_size, ...; libgit2 reads it (and says
+                // what is wrong, if something is)
+  };
+  struct Result {
+    Status status = Status::fallback;
+    git_object_t type = GIT_OBJECT_INVALID;
+    std::string_view bytes;  // valid until the next read()
+  };
+
+  explicit PackReader(const PackSet& packs);
+  ~PackReader();
+  PackReader(const PackReader&) = delete;
+  PackReader& operator=(const PackReader&) = delete;
+
+  Result read(PackLocation at, std::uint64_t max_size);
+
+ private:
+  // A parsed entry header.
+  struct Entry {
+    PackLocation at;
+    unsigned type = 0;       // git_object_t: 1 to 4, or 6 and 7 for deltas
+    std::uint64_t size = 0;  // of the inflated data (a delta's, for a delta)
+    std::size_t data = 0;    // where its zlib stream starts in the pack
+    PackLocation base{};     // a delta's base
+  };
+  bool parse(PackLocation at, Entry& e) const;
+  bool inflate_to(std::string_view in, std::uint64_t size, std::string& out);
+
+  const PackSet& packs_;
+  z_stream zs_{};
+  bool zs_ready_ = false;
+  ObjectCache cache_;
+  std::vector<Entry> chain_;         // the deltas between the object and a base, top first
+  std::vector<std::string> deltas_;  // their inflated data, by chain position
+  std::string base_;                 // a base not in the cache, or a result not kept there
+  std::string work_;                 // where a delta is applied
+};
+
+}  // namespace stealscan::git
