@@ -12,7 +12,7 @@
 #include "secrets/report/report.hpp"
 #include "sources/git/blob_index.hpp"
 #include "sources/git/pack_order.hpp"
-#include "sources/git/pack_reader.hpp"
+#include "sources/git/object_reader.hpp"
 
 namespace stealscan::secrets {
 namespace {
@@ -35,13 +35,13 @@ struct GitWorkerOut {
 };
 
 // The scratch: this worker's own repository handle (libgit2 handles are not
-// shared between threads), its object database, its pack reader and Detector
-// scratch.
+// shared between threads), its object database, its object reader over both
+// the packs and that database, its diff buffers and Detector scratch.
 struct GitWorker {
   git::Repository repo;
   git::Odb odb;
-  std::unique_ptr<git::PackReader> packs;
-  git::OdbObject object;  // the last blob read through libgit2, alive while it is scanned
+  std::unique_ptr<git::ObjectReader> objects;
+  std::unique_ptr<git::DiffScratch> diff;
   std::unique_ptr<Detector::Scratch> detector;
   GitWorkerOut* out;
 };
@@ -55,8 +55,8 @@ struct Shared {
   const git::History& history;
   const Detector& detector;
   Diagnostics& diag;
+  git::PackSet packs;                 // opened before the first phase
   std::vector<git::BlobEntry> blobs;  // the index, in pack order; filled between the phases
-  git::PackSet packs;                 // opened between the phases
   std::vector<std::optional<git::PackLocation>> places;  // each blob's, if in `packs`
 };
 
@@ -73,7 +73,8 @@ Exec start(const Shared& sh, std::vector<GitWorkerOut>& outs, Runner runner) {
     git_odb* odb = nullptr;
     git::check(git_repository_odb(&odb, w.repo.get()), "cannot open the object database");
     w.odb.reset(odb);
-    w.packs = std::make_unique<git::PackReader>(sh.packs);
+    w.objects = std::make_unique<git::ObjectReader>(sh.packs, w.odb.get());
+    w.diff = std::make_unique<git::DiffScratch>();
     w.detector = std::make_unique<Detector::Scratch>(sh.detector);
     w.out = &outs[id];
     return w;
@@ -103,8 +104,8 @@ void diff_task(const Shared& sh, GitTask t, Ctx& ctx) {
   GitWorkerOut& out = *ctx.scratch().out;
   for (std::size_t i = t.begin; i < t.end; ++i) {
     try {
-      git::introduced_blobs(ctx.scratch().repo.get(), sh.history.commits[i], static_cast<std::uint32_t>(i),
-                            sh.history.excluded_blobs, out.introduced);
+      git::introduced_blobs(*ctx.scratch().objects, *ctx.scratch().diff, sh.history.commits[i],
+                            static_cast<std::uint32_t>(i), sh.history.excluded_blobs, out.introduced);
     } catch (const git::GitError& e) {
       sh.diag.message(e.what());
       ++out.counts.errors;
@@ -112,35 +113,20 @@ void diff_task(const Shared& sh, GitTask t, Ctx& ctx) {
   }
 }
 
-// A blob's bytes, or why there are none to scan.
-struct BlobBytes {
-  bool too_large = false;
-  std::string_view bytes;  // valid until the worker reads the next blob
-};
-
-// Blob `i` of the index: from the worker's pack reader when it is in a pack
-// the reader handles, else through libgit2 (loose objects, alternates, and
-// whatever the reader leaves to it, which then reports what is wrong). An
-// object over --max-filesize is not inflated, its size known from a header.
-// GitError if it cannot be read.
-BlobBytes read_blob(const Shared& sh, std::size_t i, GitWorker& w) {
-  const std::uint64_t max = sh.settings.max_filesize;
-  if (const std::optional<git::PackLocation>& at = sh.places[i]) {
-    const git::PackReader::Result r = w.packs->read(*at, max);
-    if (r.status == git::PackReader::Status::too_large) return BlobBytes{true, {}};
-    if (r.status == git::PackReader::Status::ok && r.type == GIT_OBJECT_BLOB) return BlobBytes{false, r.bytes};
+// Blob `i` of the index, through the worker's object reader (README.md,
+// "Reading objects"); too_large, not inflated, over --max-filesize. GitError
+// "cannot read it: <why>" if it cannot be read or is not a blob.
+git::ObjectReader::Object read_blob(const Shared& sh, std::size_t i, GitWorker& w) {
+  git::ObjectReader::Object o;
+  try {
+    o = w.objects->read(sh.blobs[i].blob, sh.places[i], sh.settings.max_filesize);
+  } catch (const git::GitError& e) {
+    std::string m = "cannot read it: ";
+    m.append(e.what());
+    throw git::GitError(m);
   }
-  const git_oid& id = sh.blobs[i].blob;
-  std::size_t size = 0;
-  git_object_t type = GIT_OBJECT_INVALID;
-  git::check(git_odb_read_header(&size, &type, w.odb.get(), &id), "cannot read it");
-  if (size > max) return BlobBytes{true, {}};
-  w.object.reset();
-  git_odb_object* o = nullptr;
-  git::check(git_odb_read(&o, w.odb.get(), &id), "cannot read it");
-  w.object.reset(o);
-  if (git_odb_object_type(o) != GIT_OBJECT_BLOB) throw git::GitError("cannot read it: the object is not a blob");
-  return BlobBytes{false, std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o))};
+  if (!o.too_large && o.type != GIT_OBJECT_BLOB) throw git::GitError("cannot read it: not a blob");
+  return o;
 }
 
 // Scans blob `i` of the index; returns the bytes read.
@@ -149,7 +135,7 @@ std::uint64_t scan_blob(const Shared& sh, std::size_t i, GitWorker& w) {
   GitCounts& c = w.out->counts;
   const git::HexId commit(sh.history.commits[e.commit]);  // on the stack: no allocation per blob
   try {
-    const BlobBytes blob = read_blob(sh, i, w);
+    const git::ObjectReader::Object blob = read_blob(sh, i, w);
     if (blob.too_large) {
       ++c.too_large;
       return 0;
@@ -235,6 +221,7 @@ GitScanResult scan_git_history(const GitScanSettings& s, const git::History& his
   Shared sh{s, history, detector, diag, {}};
   std::vector<GitWorkerOut> outs(s.workers);
 
+  sh.packs = git::PackSet::open(s.objects_dir);
   std::vector<GitTask> diffs = ranges(GitTask::Kind::diff, history.commits.size(), kCommitsPerDiffTask);
   result.counts.diff_tasks = diffs.size();
   const bool ok = run_phase(sh, outs, diffs, [&sh](GitTask t, Ctx& ctx) { diff_task(sh, t, ctx); }, result.counts);
@@ -243,7 +230,6 @@ GitScanResult scan_git_history(const GitScanSettings& s, const git::History& his
     std::vector<std::vector<git::BlobEntry>> parts;
     for (GitWorkerOut& o : outs) parts.push_back(std::move(o.introduced));
     sh.blobs = git::unique_blobs(parts);
-    sh.packs = git::PackSet::open(s.objects_dir);
     sh.places = git::order_by_pack(sh.packs, sh.blobs);
     result.counts.unique_blobs = sh.blobs.size();
     std::vector<GitTask> scans = ranges(GitTask::Kind::scan, sh.blobs.size(), kBlobsPerScanTask);

@@ -3,11 +3,14 @@
 
 namespace stealscan::git {
 
+std::string last_error(int rc) {
+  const git_error* e = git_error_last();
+  return e != nullptr && e->message != nullptr ? std::string(e->message) : "libgit2 error " + std::to_string(rc);
+}
+
 int check(int rc, const std::string& what) {
   if (rc >= 0) return rc;
-  const git_error* e = git_error_last();
-  throw GitError(what + ": " + (e != nullptr && e->message != nullptr ? e->message : "libgit2 error " +
-                                                                                         std::to_string(rc)));
+  throw GitError(what + ": " + last_error(rc));
 }
 
 void ensure_libgit2() {

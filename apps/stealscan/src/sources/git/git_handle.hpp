@@ -24,6 +24,9 @@ struct GitError : std::runtime_error {
 // Throws GitError "<what>: <libgit2's message>" when rc < 0; returns rc otherwise.
 int check(int rc, const std::string& what);
 
+// libgit2's message for the failure `rc` of the call just made.
+std::string last_error(int rc);
+
 template <class T, void (*Free)(T*)>
 struct GitFree {
   void operator()(T* p) const noexcept { Free(p); }

@@ -1,7 +1,7 @@
 // object_cache.hpp: ObjectCache, the pack reader's memory of the objects it
 // rebuilt last, by place in the pack: read in pack order, a delta's base was
 // usually rebuilt just before, and is taken from here instead of inflated
-// again down its chain (README.md, "Reading blobs").
+// again down its chain (README.md, "Reading objects").
 #pragma once
 
 #include <git2.h>

@@ -1,7 +1,7 @@
 // pack_file.hpp: PackSet, the packs of a repository's object database mapped
 // read-only with their indexes (pack_index.hpp), and PackLocation, where an
 // object is in them: what the history scan's own pack reader (pack_reader.hpp)
-// reads and the read order (pack_order.hpp) sorts by. README.md, "Reading blobs".
+// reads and the read order (pack_order.hpp) sorts by. README.md, "Reading objects".
 #pragma once
 
 #include <cstddef>

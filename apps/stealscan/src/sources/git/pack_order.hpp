@@ -1,6 +1,6 @@
 // pack_order.hpp: order_by_pack(), the blob index put in the order the scan
 // reads it: pack order, so that a delta's base has just been read and is in
-// the reader's cache (README.md, "Reading blobs").
+// the reader's cache (README.md, "Reading objects").
 #pragma once
 
 #include <optional>

@@ -2,7 +2,7 @@
 // from the mapped packs of a PackSet: the entry headers parsed here, the data
 // inflated with one reused zlib stream, deltas applied here (delta.hpp), and
 // the objects it rebuilds kept in an ObjectCache, so that blobs read in pack
-// order inflate each object of a delta chain once (README.md, "Reading blobs").
+// order inflate each object of a delta chain once (README.md, "Reading objects").
 // What it does not handle it leaves to libgit2 (read()'s `fallback`).
 #pragma once
 
