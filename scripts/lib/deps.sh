@@ -19,9 +19,11 @@
 # libgit2-dev: `stealscan secrets --git` reads a repository's objects
 # in-process (no `git` process per blob, packfiles and deltas handled, a
 # repository handle per worker thread); its tests build their repositories with it too.
+# libdeflate-dev: the history scan inflates pack entries itself (its pack
+# reader, for the read order), 1.8x zlib's speed on whole buffers.
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
               libtbb-dev relacy-dev pkg-config libre2-dev
-              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev libgit2-dev)
+              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev libgit2-dev libdeflate-dev)
 
 stealpool_install_deps() {
   [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0

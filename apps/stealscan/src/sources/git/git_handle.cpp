@@ -18,7 +18,7 @@ void ensure_libgit2() {
     const int r = git_libgit2_init();
     // libgit2 re-hashes every object it reads (SHA-1 with collision detection)
     // by default: 12% of a history scan's CPU time, and a scanner does not
-    // need it, zlib's checksum and the delta checks still catch a damaged pack
+    // need it, the zlib checksums and the delta checks still catch a damaged pack
     // (README.md, "Errors").
     if (r >= 0) git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
     return r;

@@ -1,8 +1,6 @@
 // pack_reader.cpp: PackReader (pack_reader.hpp).
 #include "sources/git/pack_reader.hpp"
 
-#include <algorithm>
-#include <climits>
 #include <cstring>
 
 #include "sources/git/delta.hpp"
@@ -24,10 +22,6 @@ bool is_whole(unsigned type) { return type >= GIT_OBJECT_COMMIT && type <= GIT_O
 }  // namespace
 
 PackReader::PackReader(const PackSet& packs) : packs_(packs), cache_(kCacheSlots, kCacheBytes) {}
-
-PackReader::~PackReader() {
-  if (zs_ready_) inflateEnd(&zs_);
-}
 
 // The entry header (gitformat-pack(5)): the type in bits 4-6 of the first
 // byte, the size in its low 4 bits and then 7 bits a byte while the high bit
@@ -73,26 +67,6 @@ bool PackReader::parse(PackLocation at, Entry& e) const {
   return true;
 }
 
-// `out` = the zlib stream at the start of `in`, which must inflate to exactly
-// `size` bytes. One stream for the reader's life, reset per object: no
-// allocation per object.
-bool PackReader::inflate_to(std::string_view in, std::uint64_t size, std::string& out) {
-  if (size > UINT_MAX) return false;  // zlib counts in unsigned int; libgit2 reads those
-  if (!zs_ready_) {
-    if (inflateInit(&zs_) != Z_OK) return false;
-    zs_ready_ = true;
-  } else if (inflateReset(&zs_) != Z_OK) {
-    return false;
-  }
-  out.resize(static_cast<std::size_t>(size));
-  char spare = 0;  // an empty object still needs room for zlib to finish into
-  zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs_.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT_MAX));
-  zs_.next_out = reinterpret_cast<Bytef*>(size == 0 ? &spare : out.data());
-  zs_.avail_out = size == 0 ? 1 : static_cast<uInt>(size);
-  return inflate(&zs_, Z_FINISH) == Z_STREAM_END && zs_.total_out == size;
-}
-
 PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
   Result r;
   chain_.clear();
@@ -117,7 +91,7 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
         if (chain_.empty()) r.status = Status::too_large;
         return r;
       }
-      if (!inflate_to(in, e.size, base_)) return r;
+      if (!inflater_.inflate(in, e.size, base_)) return r;
       type = e.type;
       const ObjectCache::Object* kept = cache_.put(loc, static_cast<git_object_t>(type), base_);
       cur = kept != nullptr ? std::string_view(kept->bytes) : std::string_view(base_);
@@ -126,7 +100,7 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
     if (e.size > max_size) return r;  // a delta larger than the object may be: odd, left to libgit2
     if (deltas_.size() <= chain_.size()) deltas_.emplace_back();
     std::string& delta = deltas_[chain_.size()];
-    if (!inflate_to(in, e.size, delta)) return r;
+    if (!inflater_.inflate(in, e.size, delta)) return r;
     const std::optional<DeltaHeader> h = read_delta_header(delta);
     if (!h) return r;
     if (h->result_size > max_size) {

@@ -1,18 +1,17 @@
 // pack_reader.hpp: PackReader, one worker's reader of whole objects straight
 // from the mapped packs of a PackSet: the entry headers parsed here, the data
-// inflated with one reused zlib stream, deltas applied here (delta.hpp), and
+// inflated by its Inflater (inflater.hpp), deltas applied here (delta.hpp), and
 // the objects it rebuilds kept in an ObjectCache, so that blobs read in pack
 // order inflate each object of a delta chain once (README.md, "Reading objects").
 // What it does not handle it leaves to libgit2 (read()'s `fallback`).
 #pragma once
-
-#include <zlib.h>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sources/git/inflater.hpp"
 #include "sources/git/object_cache.hpp"
 #include "sources/git/pack_file.hpp"
 
@@ -34,9 +33,6 @@ class PackReader {
   };
 
   explicit PackReader(const PackSet& packs);
-  ~PackReader();
-  PackReader(const PackReader&) = delete;
-  PackReader& operator=(const PackReader&) = delete;
 
   Result read(PackLocation at, std::uint64_t max_size);
 
@@ -50,11 +46,9 @@ class PackReader {
     PackLocation base{};     // a delta's base
   };
   bool parse(PackLocation at, Entry& e) const;
-  bool inflate_to(std::string_view in, std::uint64_t size, std::string& out);
 
   const PackSet& packs_;
-  z_stream zs_{};
-  bool zs_ready_ = false;
+  Inflater inflater_;
   ObjectCache cache_;
   std::vector<Entry> chain_;         // the deltas between the object and a base, top first
   std::vector<std::string> deltas_;  // their inflated data, by chain position
