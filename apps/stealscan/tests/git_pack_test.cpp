@@ -127,7 +127,10 @@ std::string delta(std::uint64_t base_size, std::uint64_t result_size, const std:
 
 bool apply(std::string_view base, const std::string& d, std::string& out) {
   const auto h = git::read_delta_header(d);
-  return h.has_value() && git::apply_delta(base, d, *h, out);
+  git::Bytes bytes;
+  if (!h.has_value() || !git::apply_delta(base, d, *h, bytes)) return false;
+  out.assign(bytes.view());
+  return true;
 }
 
 TEST(GitDelta, copies_and_inserts) {

@@ -1,6 +1,7 @@
 // delta.cpp: read_delta_header() and apply_delta() (delta.hpp).
 #include "sources/git/delta.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 namespace stealscan::git {
@@ -29,9 +30,9 @@ std::optional<DeltaHeader> read_delta_header(std::string_view delta) {
   return h;
 }
 
-bool apply_delta(std::string_view base, std::string_view delta, const DeltaHeader& h, std::string& out) {
-  if (h.base_size != base.size() || h.result_size > out.max_size()) return false;
-  out.resize(static_cast<std::size_t>(h.result_size));
+bool apply_delta(std::string_view base, std::string_view delta, const DeltaHeader& h, Bytes& out) {
+  if (h.base_size != base.size() || h.result_size > SIZE_MAX / 2) return false;
+  out.resize_for_overwrite(static_cast<std::size_t>(h.result_size));
   char* const dst = out.data();
   std::size_t written = 0;
   std::size_t at = h.ops;

@@ -6,8 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
+
+#include "sources/git/bytes.hpp"
 
 namespace stealscan::git {
 
@@ -24,6 +25,6 @@ std::optional<DeltaHeader> read_delta_header(std::string_view delta);
 // with `out` unspecified, for a delta that does not fit: a base of another
 // size, a copy outside the base, an insert past the delta's end, the reserved
 // instruction 0, or a result of another size than the header said.
-bool apply_delta(std::string_view base, std::string_view delta, const DeltaHeader& h, std::string& out);
+bool apply_delta(std::string_view base, std::string_view delta, const DeltaHeader& h, Bytes& out);
 
 }  // namespace stealscan::git

@@ -3,6 +3,7 @@
 
 #include <libdeflate.h>
 
+#include <cstdint>
 #include <new>
 
 namespace stealscan::git {
@@ -13,9 +14,9 @@ Inflater::Inflater() : d_(libdeflate_alloc_decompressor()) {
 
 Inflater::~Inflater() { libdeflate_free_decompressor(d_); }
 
-bool Inflater::inflate(std::string_view in, std::uint64_t size, std::string& out) {
-  if (size >= out.max_size()) return false;
-  out.resize(static_cast<std::size_t>(size));
+bool Inflater::inflate(std::string_view in, std::uint64_t size, Bytes& out) {
+  if (size > SIZE_MAX / 2) return false;
+  out.resize_for_overwrite(static_cast<std::size_t>(size));
   char spare = 0;  // an empty object: somewhere to point, nothing to write
   std::size_t used = 0;
   std::size_t got = 0;

@@ -5,8 +5,9 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <string_view>
+
+#include "sources/git/bytes.hpp"
 
 struct libdeflate_decompressor;
 
@@ -22,7 +23,7 @@ class Inflater {
   // `out` = the zlib stream at the start of `in` (which may run on past the
   // stream's end: the rest of the pack), inflated. False, `out` unspecified,
   // unless it inflates to exactly `size` bytes with a good checksum.
-  bool inflate(std::string_view in, std::uint64_t size, std::string& out);
+  bool inflate(std::string_view in, std::uint64_t size, Bytes& out);
 
  private:
   libdeflate_decompressor* d_;

@@ -27,10 +27,10 @@ void ObjectCache::evict(Slot& s) {
   where_.erase(s.at);
   bytes_ -= s.object.bytes.size();
   s.used = false;
-  if (s.object.bytes.capacity() > kKeepCapacity) std::string().swap(s.object.bytes);
+  if (s.object.bytes.capacity() > kKeepCapacity) s.object.bytes.release();
 }
 
-const ObjectCache::Object* ObjectCache::put(PackLocation at, git_object_t type, std::string& bytes) {
+const ObjectCache::Object* ObjectCache::put(PackLocation at, git_object_t type, Bytes& bytes) {
   if (slots_.empty() || bytes.size() > max_bytes_ / 4 || where_.count(at) != 0) return nullptr;
   Slot& s = slots_[next_];
   evict(s);

@@ -9,11 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "sources/git/bytes.hpp"
 #include "sources/git/pack_file.hpp"
 
 namespace stealscan::git {
@@ -25,7 +25,7 @@ class ObjectCache {
  public:
   struct Object {
     git_object_t type = GIT_OBJECT_INVALID;
-    std::string bytes;
+    Bytes bytes;
   };
 
   ObjectCache(std::size_t slots, std::size_t max_bytes);
@@ -36,7 +36,7 @@ class ObjectCache {
   // Keeps `bytes` (taken: it is left holding a buffer to reuse) as the object
   // at `at`, evicting the oldest as needed; returns where it now lives, or
   // null if it is not kept (too large: `bytes` is left as it was).
-  const Object* put(PackLocation at, git_object_t type, std::string& bytes);
+  const Object* put(PackLocation at, git_object_t type, Bytes& bytes);
 
  private:
   struct Slot {

@@ -78,7 +78,7 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
   unsigned type = 0;
   for (PackLocation loc = at;;) {
     if (const ObjectCache::Object* kept = cache_.find(loc)) {
-      cur = kept->bytes;
+      cur = kept->bytes.view();
       type = static_cast<unsigned>(kept->type);
       break;
     }
@@ -94,14 +94,14 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
       if (!inflater_.inflate(in, e.size, base_)) return r;
       type = e.type;
       const ObjectCache::Object* kept = cache_.put(loc, static_cast<git_object_t>(type), base_);
-      cur = kept != nullptr ? std::string_view(kept->bytes) : std::string_view(base_);
+      cur = kept != nullptr ? kept->bytes.view() : base_.view();
       break;
     }
     if (e.size > max_size) return r;  // a delta larger than the object may be: odd, left to libgit2
     if (deltas_.size() <= chain_.size()) deltas_.emplace_back();
-    std::string& delta = deltas_[chain_.size()];
+    Bytes& delta = deltas_[chain_.size()];
     if (!inflater_.inflate(in, e.size, delta)) return r;
-    const std::optional<DeltaHeader> h = read_delta_header(delta);
+    const std::optional<DeltaHeader> h = read_delta_header(delta.view());
     if (!h) return r;
     if (h->result_size > max_size) {
       if (chain_.empty()) r.status = Status::too_large;
@@ -113,14 +113,14 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
   // Up again: each delta applied to the object below it; every result is
   // cached, the intermediate ones being other blobs' bases.
   for (std::size_t i = chain_.size(); i-- > 0;) {
-    const std::string& delta = deltas_[i];
+    const std::string_view delta = deltas_[i].view();
     const std::optional<DeltaHeader> h = read_delta_header(delta);
     if (!h || !apply_delta(cur, delta, *h, work_)) return r;
     if (const ObjectCache::Object* kept = cache_.put(chain_[i].at, static_cast<git_object_t>(type), work_)) {
-      cur = kept->bytes;
+      cur = kept->bytes.view();
     } else {
       base_.swap(work_);
-      cur = base_;
+      cur = base_.view();
     }
   }
   if (!is_whole(type)) return r;

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -51,9 +50,9 @@ class PackReader {
   Inflater inflater_;
   ObjectCache cache_;
   std::vector<Entry> chain_;         // the deltas between the object and a base, top first
-  std::vector<std::string> deltas_;  // their inflated data, by chain position
-  std::string base_;                 // a base not in the cache, or a result not kept there
-  std::string work_;                 // where a delta is applied
+  std::vector<Bytes> deltas_;  // their inflated data, by chain position
+  Bytes base_;                 // a base not in the cache, or a result not kept there
+  Bytes work_;                 // where a delta is applied
 };
 
 }  // namespace stealscan::git
