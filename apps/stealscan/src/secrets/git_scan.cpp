@@ -218,7 +218,7 @@ GitScanResult scan_git_history(const GitScanSettings& s, const git::History& his
   if (history.commits.size() > UINT32_MAX)
     throw git::GitError("too many commits (" + std::to_string(history.commits.size()) + ")");
   GitScanResult result;
-  Shared sh{s, history, detector, diag, {}};
+  Shared sh{s, history, detector, diag, {}, {}, {}};
   std::vector<GitWorkerOut> outs(s.workers);
 
   sh.packs = git::PackSet::open(s.objects_dir);
