@@ -4,6 +4,7 @@
 // and damaged: a damaged pack or index is refused or left to libgit2, never
 // read out of bounds.
 #include <gtest/gtest.h>
+#include <libdeflate.h>
 
 #include <filesystem>
 #include <fstream>
@@ -322,6 +323,53 @@ TEST(GitObjectParse, a_tree_gives_its_entries_with_modes_as_libgit2_reports_them
   for (const std::string& bad : {good.substr(0, good.size() - 1), entry("100648", "a", 1), entry("", "a", 1),
                                  entry("100644", "", 1), entry("1006440", "a", 1), std::string("100644 a")})
     EXPECT_FALSE(git::parse_tree(bad, e)) << bad;
+}
+
+// `data` as a zlib stream.
+std::string zlib(const std::string& data) {
+  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  std::string out(libdeflate_zlib_compress_bound(c, data.size()), '\0');
+  out.resize(libdeflate_zlib_compress(c, data.data(), data.size(), out.data(), out.size()));
+  libdeflate_free_compressor(c);
+  return out;
+}
+
+// A pack of one REF_DELTA entry whose base is itself, `delta_size` bytes of
+// delta (zeros: a few bytes compressed), with its index.
+void write_looping_pack(const std::string& objects, std::size_t delta_size) {
+  const git_oid self = id_of(7, 7);
+  std::string pack("PACK", 4);
+  be32(pack, 2);
+  be32(pack, 1);
+  std::uint64_t size = delta_size;
+  pack += static_cast<char>(0x80 | (7 << 4) | (size & 15));  // REF_DELTA, size continued
+  size >>= 4;
+  while (size >= 0x80) {
+    pack += static_cast<char>(0x80 | (size & 0x7f));
+    size >>= 7;
+  }
+  pack += static_cast<char>(size);
+  pack.append(reinterpret_cast<const char*>(self.id), GIT_OID_RAWSZ);
+  pack += zlib(std::string(delta_size, '\0'));
+  pack += std::string(20, '\0');  // the checksum, not read
+  std::filesystem::create_directories(objects + "/pack");
+  std::ofstream(objects + "/pack/pack-loop.pack", std::ios::binary) << pack;
+  std::ofstream(objects + "/pack/pack-loop.idx", std::ios::binary) << make_idx({self}, {12});
+}
+
+TEST(GitPackReader, a_delta_chain_in_a_loop_is_left_to_libgit2_in_bounded_time_and_memory) {
+  for (const std::size_t delta_size : {std::size_t{2}, std::size_t{1} << 20}) {
+    TempTree t;
+    write_looping_pack(t.path("objects"), delta_size);
+    const git::PackSet packs = git::PackSet::open(t.path("objects"));
+    ASSERT_EQ(packs.size(), 1U);
+    const auto at = packs.locate(id_of(7, 7));
+    ASSERT_TRUE(at.has_value());
+    git::PackReader reader(packs);
+    // A small delta stops at the chain's length bound, a large one at its
+    // bytes' bound (64 of 1 MiB, not 10,000).
+    EXPECT_EQ(reader.read(*at, UINT64_MAX).status, git::PackReader::Status::fallback) << delta_size;
+  }
 }
 
 }  // namespace

@@ -31,6 +31,11 @@ std::string_view read_as(ObjectReader& reader, const git_oid& id, git_object_t w
     m.append(": ").append(e.what());
     throw GitError(m);
   }
+  if (o.too_large) {
+    std::string m = what();
+    m.append(": larger than 1 GiB");
+    throw GitError(m);
+  }
   if (o.type != want) {
     std::string m = what();
     m.append(": not a ").append(git_object_type2string(want));

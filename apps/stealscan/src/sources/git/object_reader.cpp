@@ -18,7 +18,7 @@ ObjectReader::Object ObjectReader::read(const git_oid& id, std::optional<PackLoc
     if (r.status == PackReader::Status::ok) return Object{false, r.type, r.bytes};
   }
   last_.reset();
-  if (max_size != std::numeric_limits<std::uint64_t>::max()) {  // the size first, as the pack reader does
+  {  // the size first, as the pack reader does
     std::size_t size = 0;
     git_object_t type = GIT_OBJECT_INVALID;
     ok(git_odb_read_header(&size, &type, odb_, &id));

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -30,7 +29,10 @@ class ObjectReader {
   // it (else looked up). Over `max_size`: too_large, not inflated. GitError
   // with libgit2's reason alone if it cannot be read.
   Object read(const git_oid& id, std::optional<PackLocation> at, std::uint64_t max_size);
-  Object read(const git_oid& id) { return read(id, packs_.locate(id), std::numeric_limits<std::uint64_t>::max()); }
+  // A commit or tree, at most kMaxMetadata: the bound a damaged entry header
+  // claiming an absurd size meets before any allocation.
+  static constexpr std::uint64_t kMaxMetadata = std::uint64_t{1} << 30;
+  Object read(const git_oid& id) { return read(id, packs_.locate(id), kMaxMetadata); }
 
  private:
   const PackSet& packs_;

@@ -11,6 +11,11 @@ namespace {
 // A bound on a delta chain's length: git writes at most 4095 (pack.depth);
 // REF_DELTA entries could otherwise send a damaged pack round in a loop.
 constexpr std::size_t kMaxChain = 10000;
+// And on the deltas a chain inflates in all: REF_DELTAs in a loop, each a
+// large delta compressed to a few bytes, would otherwise make a damaged pack
+// take 10,000 times its largest delta in memory. A real chain this heavy
+// (50 deltas of 1.3 MiB) is left to libgit2.
+constexpr std::uint64_t kMaxChainBytes = std::uint64_t{64} << 20;
 // The cache: enough for the objects of a few delta families read in pack
 // order; per worker.
 constexpr std::size_t kCacheSlots = 1024;
@@ -76,6 +81,7 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
   // read).
   std::string_view cur;
   unsigned type = 0;
+  std::uint64_t chain_bytes = 0;
   for (PackLocation loc = at;;) {
     if (const ObjectCache::Object* kept = cache_.find(loc)) {
       cur = kept->bytes.view();
@@ -98,6 +104,8 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
       break;
     }
     if (e.size > max_size) return r;  // a delta larger than the object may be: odd, left to libgit2
+    chain_bytes += e.size;
+    if (chain_bytes > kMaxChainBytes) return r;
     if (deltas_.size() <= chain_.size()) deltas_.emplace_back();
     Bytes& delta = deltas_[chain_.size()];
     if (!inflater_.inflate(in, e.size, delta)) return r;
