@@ -22,9 +22,11 @@
 # libopenmpi-dev and openmpi-bin: Open MPI, the MPI under stealpool_mpi (the
 # distributed executor, include/stealpool/mpi/README.md) and the mpiexec that
 # runs its tests at 1, 2 and 4 ranks; without them stealpool_mpi is skipped.
+# libdeflate-dev: the history scan inflates pack entries itself (its pack
+# reader, for the read order), 1.8x zlib's speed on whole buffers.
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
               libtbb-dev relacy-dev pkg-config libre2-dev
-              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev libgit2-dev
+              libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev libgit2-dev libdeflate-dev
               libopenmpi-dev openmpi-bin)
 
 stealpool_install_deps() {

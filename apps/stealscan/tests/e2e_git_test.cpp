@@ -5,11 +5,18 @@
 // attribute a branch's blob to the branch's commit and an evil merge's own
 // content to the merge; --since; allowlist commits; binary blobs; the error
 // statuses; a history longer than one task is cut into several (the summary's
-// counts). The same report at 1 and 4 threads is e2e_git_threads_test.cpp.
+// counts); a packed repository gives the same report, with its .idx gone too,
+// and a damaged pack an error naming the blob. The same report at 1 and 4
+// threads is e2e_git_threads_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include "sources/git/pack_index.hpp"
 
 #include "support/git_repo.hpp"
 #include "support/mini_json.hpp"
@@ -281,6 +288,104 @@ TEST(GitSecrets, a_long_history_is_cut_into_several_tasks) {
   EXPECT_EQ(count_before(r.err, "scan tasks"), 2) << r.err;   // 256 blobs each
   EXPECT_GE(count_before(r.err, "yields"), 8) << r.err;       // every 32 blobs
   EXPECT_GE(count_before(r.err, "splits"), 1) << r.err;
+}
+
+// The one file of `dir` ending in `ext`.
+std::string file_with(const std::string& dir, const std::string& ext) {
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ext) return e.path().string();
+  return "";
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Version `i` of the file the pack test commits; version 20 holds a token.
+std::string version(int i) {
+  std::string body;
+  for (int l = 0; l < 100; ++l) body += "value " + std::to_string(l * (l == i ? 7 : 1)) + "\n";
+  return i == 20 ? body + token(30) + "\n" : body;
+}
+
+// `n` commits of version(0) to version(n - 1) on main.
+void commit_versions(TestRepo& repo, int n) {
+  std::vector<git_oid> parent;
+  for (int i = 0; i < n; ++i) parent = {repo.commit({{"conf.txt", version(i)}}, parent, "c", "main")};
+}
+
+TEST(GitSecrets, a_packed_repository_is_read_from_its_pack_and_a_damaged_one_reported) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  commit_versions(repo, 40);
+  const ProcessResult loose = secrets({"--git", t.path("repo")});
+  ASSERT_EQ(loose.status, 1) << loose.err;
+  ASSERT_EQ(findings(loose).size(), 1U);
+
+  // Packed (with deltas), the loose objects removed: read from the pack alone.
+  repo.pack();
+  const std::string objects = t.path("repo/.git/objects");
+  for (const auto& e : std::filesystem::directory_iterator(objects))
+    if (e.path().filename().string().size() == 2) std::filesystem::remove_all(e.path());
+  const ProcessResult packed = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(packed.status, 1) << packed.err;
+  EXPECT_EQ(packed.out, loose.out);
+  EXPECT_EQ(packed.err, loose.err);
+
+  // The last byte of the token's blob's entry (its zlib checksum) damaged: an
+  // error naming the blob, status 2, and the run goes on to its summary.
+  const std::string pack = file_with(objects + "/pack", ".pack");
+  const auto idx = git::PackIndex::parse(read_file(file_with(objects + "/pack", ".idx")));
+  ASSERT_TRUE(idx.has_value());
+  std::vector<std::uint64_t> starts;  // every entry's, to find where the blob's ends
+  {
+    git_repository* r = nullptr;
+    ASSERT_EQ(git_repository_open(&r, t.path("repo").c_str()), 0);
+    git_odb* odb = nullptr;
+    ASSERT_EQ(git_repository_odb(&odb, r), 0);
+    std::vector<git_oid> ids;
+    const auto each = [](const git_oid* id, void* p) {
+      static_cast<std::vector<git_oid>*>(p)->push_back(*id);
+      return 0;
+    };
+    git_odb_foreach(odb, each, &ids);
+    for (const git_oid& id : ids)
+      if (const auto at = idx->offset(id)) starts.push_back(*at);
+    git_odb_free(odb);
+    git_repository_free(r);
+  }
+  std::string bytes = read_file(pack);
+  starts.push_back(bytes.size() - 20);  // the trailing checksum ends the last entry
+  std::sort(starts.begin(), starts.end());
+  const std::string secret = version(20);
+  git_oid secret_id;
+  ASSERT_EQ(git_odb_hash(&secret_id, secret.data(), secret.size(), GIT_OBJECT_BLOB), 0);
+  const auto at = idx->offset(secret_id);
+  ASSERT_TRUE(at.has_value());
+  const auto next = std::upper_bound(starts.begin(), starts.end(), *at);
+  ASSERT_NE(next, starts.end());
+  bytes[*next - 1] = static_cast<char>(bytes[*next - 1] ^ 0x5a);
+  std::filesystem::permissions(pack, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  std::ofstream(pack, std::ios::binary | std::ios::trunc) << bytes;
+  const ProcessResult damaged = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(damaged.status, 2) << damaged.err;
+  EXPECT_NE(damaged.err.find("blob " + TestRepo::hex(secret_id)), std::string::npos) << damaged.err;
+  EXPECT_NE(damaged.err.find("40 commits"), std::string::npos) << damaged.err;
+}
+
+TEST(GitSecrets, a_pack_without_its_index_is_left_to_libgit2) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  commit_versions(repo, 30);
+  const ProcessResult loose = secrets({"--git", t.path("repo")});
+  ASSERT_EQ(loose.status, 1) << loose.err;
+  repo.pack();  // the loose objects stay: without the .idx, libgit2 reads them
+  std::filesystem::remove(file_with(t.path("repo/.git/objects/pack"), ".idx"));
+  const ProcessResult r = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.out, loose.out);
+  EXPECT_EQ(r.err, loose.err);
 }
 
 }  // namespace

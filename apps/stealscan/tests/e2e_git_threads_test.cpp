@@ -60,8 +60,8 @@ TEST(GitSecretsThreads, the_report_is_the_same_at_1_and_4_threads) {
   EXPECT_EQ(one.err, four.err);  // the counts too
   EXPECT_NE(one.out.find(token(1000)), std::string::npos);
 
-  // Packed, with deltas: the workers share the packfile (and libgit2's cache of
-  // delta bases) through their own repository handles.
+  // Packed, with deltas: the workers share the mapped packfile and its index
+  // (read-only) through their own pack readers, and libgit2's for the walk.
   repo.pack();
   const ProcessResult packed = run("4");
   EXPECT_EQ(packed.status, 1) << packed.err;

@@ -11,6 +11,8 @@
 #include "scan/whole_file_task.hpp"
 #include "secrets/report/report.hpp"
 #include "sources/git/blob_index.hpp"
+#include "sources/git/pack_order.hpp"
+#include "sources/git/object_reader.hpp"
 
 namespace stealscan::secrets {
 namespace {
@@ -33,10 +35,13 @@ struct GitWorkerOut {
 };
 
 // The scratch: this worker's own repository handle (libgit2 handles are not
-// shared between threads), its object database and Detector scratch.
+// shared between threads), its object database, its object reader over both
+// the packs and that database, its diff buffers and Detector scratch.
 struct GitWorker {
   git::Repository repo;
   git::Odb odb;
+  std::unique_ptr<git::ObjectReader> objects;
+  std::unique_ptr<git::DiffScratch> diff;
   std::unique_ptr<Detector::Scratch> detector;
   GitWorkerOut* out;
 };
@@ -50,7 +55,9 @@ struct Shared {
   const git::History& history;
   const Detector& detector;
   Diagnostics& diag;
-  std::vector<git::BlobEntry> blobs;  // the index; filled between the phases
+  git::PackSet packs;                 // opened before the first phase
+  std::vector<git::BlobEntry> blobs;  // the index, in pack order; filled between the phases
+  std::vector<std::optional<git::PackLocation>> places;  // each blob's, if in `packs`
 };
 
 template <class Runner>
@@ -66,6 +73,8 @@ Exec start(const Shared& sh, std::vector<GitWorkerOut>& outs, Runner runner) {
     git_odb* odb = nullptr;
     git::check(git_repository_odb(&odb, w.repo.get()), "cannot open the object database");
     w.odb.reset(odb);
+    w.objects = std::make_unique<git::ObjectReader>(sh.packs, w.odb.get());
+    w.diff = std::make_unique<git::DiffScratch>();
     w.detector = std::make_unique<Detector::Scratch>(sh.detector);
     w.out = &outs[id];
     return w;
@@ -95,8 +104,8 @@ void diff_task(const Shared& sh, GitTask t, Ctx& ctx) {
   GitWorkerOut& out = *ctx.scratch().out;
   for (std::size_t i = t.begin; i < t.end; ++i) {
     try {
-      git::introduced_blobs(ctx.scratch().repo.get(), sh.history.commits[i], static_cast<std::uint32_t>(i),
-                            sh.history.excluded_blobs, out.introduced);
+      git::introduced_blobs(*ctx.scratch().objects, *ctx.scratch().diff, sh.history.commits[i],
+                            static_cast<std::uint32_t>(i), sh.history.excluded_blobs, out.introduced);
     } catch (const git::GitError& e) {
       sh.diag.message(e.what());
       ++out.counts.errors;
@@ -104,27 +113,34 @@ void diff_task(const Shared& sh, GitTask t, Ctx& ctx) {
   }
 }
 
-// Scans one blob of the index; returns the bytes read.
-std::uint64_t scan_blob(const Shared& sh, const git::BlobEntry& e, GitWorker& w) {
-  GitCounts& c = w.out->counts;
-  const std::string commit = git::hex(sh.history.commits[e.commit]);
-  const auto fail = [&](const std::string& what) {
-    sh.diag.error(e.path, "blob " + git::hex(e.blob) + " in commit " + commit + ": " + what);
-    ++c.errors;
-  };
+// Blob `i` of the index, through the worker's object reader (README.md,
+// "Reading objects"); too_large, not inflated, over --max-filesize. GitError
+// "cannot read it: <why>" if it cannot be read or is not a blob.
+git::ObjectReader::Object read_blob(const Shared& sh, std::size_t i, GitWorker& w) {
+  git::ObjectReader::Object o;
   try {
-    std::size_t size = 0;
-    git_object_t type = GIT_OBJECT_INVALID;
-    git::check(git_odb_read_header(&size, &type, w.odb.get(), &e.blob), "cannot read it");
-    if (size > sh.settings.max_filesize) {  // known from the header: not inflated
+    o = w.objects->read(sh.blobs[i].blob, sh.places[i], sh.settings.max_filesize);
+  } catch (const git::GitError& e) {
+    std::string m = "cannot read it: ";
+    m.append(e.what());
+    throw git::GitError(m);
+  }
+  if (!o.too_large && o.type != GIT_OBJECT_BLOB) throw git::GitError("cannot read it: not a blob");
+  return o;
+}
+
+// Scans blob `i` of the index; returns the bytes read.
+std::uint64_t scan_blob(const Shared& sh, std::size_t i, GitWorker& w) {
+  const git::BlobEntry& e = sh.blobs[i];
+  GitCounts& c = w.out->counts;
+  const git::HexId commit(sh.history.commits[e.commit]);  // on the stack: no allocation per blob
+  try {
+    const git::ObjectReader::Object blob = read_blob(sh, i, w);
+    if (blob.too_large) {
       ++c.too_large;
       return 0;
     }
-    git_blob* b = nullptr;
-    git::check(git_blob_lookup(&b, w.repo.get(), &e.blob), "cannot read it");
-    const git::Blob blob(b);
-    const std::string_view bytes(static_cast<const char*>(git_blob_rawcontent(b)),
-                                 static_cast<std::size_t>(git_blob_rawsize(b)));
+    const std::string_view bytes = blob.bytes;
     c.bytes += bytes.size();
     if (!sh.settings.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
       ++c.binary;
@@ -133,17 +149,18 @@ std::uint64_t scan_blob(const Shared& sh, const git::BlobEntry& e, GitWorker& w)
     ++c.scanned;
     std::vector<Finding>& out = w.out->findings;
     const std::size_t before = out.size();
-    sh.detector.scan(e.path, bytes, *w.detector, out, commit);
-    for (std::size_t i = before; i < out.size(); ++i) {
-      out[i].commit = commit;
-      if (sh.settings.redact) redact(out[i]);
+    sh.detector.scan(e.path, bytes, *w.detector, out, commit.view());
+    for (std::size_t f = before; f < out.size(); ++f) {
+      out[f].commit = commit.view();
+      if (sh.settings.redact) redact(out[f]);
     }
     if (out.size() > before) ++c.matched;
     return bytes.size();
-  } catch (const git::GitError& err) {
-    fail(err.what());
-  } catch (const std::exception& err) {
-    fail(err.what());
+  } catch (const std::exception& err) {  // GitError among them
+    std::string m = "blob ";
+    m.append(git::hex(e.blob)).append(" in commit ").append(commit.view()).append(": ").append(err.what());
+    sh.diag.error(e.path, m);
+    ++c.errors;
   }
   return 0;
 }
@@ -154,7 +171,7 @@ void scan_task(const Shared& sh, GitTask t, Ctx& ctx) {
   std::size_t blobs = 0;
   std::uint64_t bytes = 0;
   for (std::size_t cursor = t.begin; cursor < t.end;) {
-    bytes += scan_blob(sh, sh.blobs[cursor], w);
+    bytes += scan_blob(sh, cursor, w);
     ++cursor;
     ++blobs;
     if (cursor == t.end || !sh.settings.yield.should_yield(blobs, bytes)) continue;
@@ -201,9 +218,10 @@ GitScanResult scan_git_history(const GitScanSettings& s, const git::History& his
   if (history.commits.size() > UINT32_MAX)
     throw git::GitError("too many commits (" + std::to_string(history.commits.size()) + ")");
   GitScanResult result;
-  Shared sh{s, history, detector, diag, {}};
+  Shared sh{s, history, detector, diag, {}, {}, {}};
   std::vector<GitWorkerOut> outs(s.workers);
 
+  sh.packs = git::PackSet::open(s.objects_dir);
   std::vector<GitTask> diffs = ranges(GitTask::Kind::diff, history.commits.size(), kCommitsPerDiffTask);
   result.counts.diff_tasks = diffs.size();
   const bool ok = run_phase(sh, outs, diffs, [&sh](GitTask t, Ctx& ctx) { diff_task(sh, t, ctx); }, result.counts);
@@ -212,6 +230,7 @@ GitScanResult scan_git_history(const GitScanSettings& s, const git::History& his
     std::vector<std::vector<git::BlobEntry>> parts;
     for (GitWorkerOut& o : outs) parts.push_back(std::move(o.introduced));
     sh.blobs = git::unique_blobs(parts);
+    sh.places = git::order_by_pack(sh.packs, sh.blobs);
     result.counts.unique_blobs = sh.blobs.size();
     std::vector<GitTask> scans = ranges(GitTask::Kind::scan, sh.blobs.size(), kBlobsPerScanTask);
     result.counts.scan_tasks = scans.size();

@@ -36,7 +36,8 @@ struct GitYieldPolicy {
 };
 
 struct GitScanSettings {
-  std::string git_dir;  // each worker opens its own handle on it
+  std::string git_dir;      // each worker opens its own handle on it
+  std::string objects_dir;  // its objects/ (the common one, for a worktree): the packs read directly
   std::size_t workers = 1;
   bool binary_as_text = false;
   std::uint64_t max_filesize = std::uint64_t{64} << 20;

@@ -59,6 +59,7 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const 
     history = git::walk_history(repo.get(), cmd.since);
     GitScanSettings s;
     s.git_dir = git_repository_path(repo.get());
+    s.objects_dir = git::objects_dir(repo.get());
     s.workers = cmd.workers;
     s.binary_as_text = cmd.binary_as_text;
     s.max_filesize = cmd.max_filesize;

@@ -2,6 +2,7 @@
 #include "sources/git/blob_index.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <tuple>
 #include <utility>
 
@@ -17,74 +18,127 @@ bool path_blob_less(const PathBlob& a, const PathBlob& b) {
 
 bool is_file(git_filemode_t mode) { return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE; }
 
-// Appends the (prefix + name, blob) pairs of the files under `tree` whose blob
-// is not the blob of that path under `old` (null: the empty tree). A subtree
+// The object `id`, which must be a `want`. GitError "<what()>: <reason>"
+// otherwise; `what` is called only then, so the message costs nothing when
+// all goes well.
+template <class What>
+std::string_view read_as(ObjectReader& reader, const git_oid& id, git_object_t want, const What& what) {
+  ObjectReader::Object o;
+  try {
+    o = reader.read(id);
+  } catch (const GitError& e) {
+    std::string m = what();
+    m.append(": ").append(e.what());
+    throw GitError(m);
+  }
+  if (o.too_large) {
+    std::string m = what();
+    m.append(": larger than 1 GiB");
+    throw GitError(m);
+  }
+  if (o.type != want) {
+    std::string m = what();
+    m.append(": not a ").append(git_object_type2string(want));
+    throw GitError(m);
+  }
+  return o.bytes;
+}
+
+// Reads tree `id` into `t` (its bytes copied: the reader's last only until its
+// next read); `by_name` is filled only when the tree will be searched.
+template <class What>
+void load_tree(ObjectReader& reader, const git_oid& id, DiffScratch::Tree& t, bool searched, const What& what) {
+  const std::string_view raw = read_as(reader, id, GIT_OBJECT_TREE, what);
+  t.bytes.assign(raw);
+  if (!parse_tree(t.bytes, t.entries)) {
+    std::string m = what();
+    m.append(": a malformed tree");
+    throw GitError(m);
+  }
+  t.by_name.clear();
+  if (!searched) return;
+  t.by_name.resize(t.entries.size());
+  std::iota(t.by_name.begin(), t.by_name.end(), 0U);
+  std::sort(t.by_name.begin(), t.by_name.end(),
+            [&t](std::uint32_t a, std::uint32_t b) { return t.entries[a].name < t.entries[b].name; });
+}
+
+// A commit's tree and parents (into `parents`).
+template <class What>
+git_oid commit_tree(ObjectReader& reader, const git_oid& id, std::vector<git_oid>& parents, const What& what) {
+  git_oid tree;
+  if (!parse_commit(read_as(reader, id, GIT_OBJECT_COMMIT, what), tree, parents)) {
+    std::string m = what();
+    m.append(": a malformed commit");
+    throw GitError(m);
+  }
+  return tree;
+}
+
+// Appends the (path, blob) pairs of the files under the tree at `depth` of
+// `s` whose blob is not the blob of that path in the old tree there (none:
+// the empty tree). `s.path` holds the trees' path ("" or "dir/"). A subtree
 // with the same id on both sides is skipped whole: the walk reads only the
 // trees that changed. Hand-written rather than git_diff_tree_to_tree: the
 // library's diff reads the repository's config and builds iterators and
-// deltas per call, which measured at most of the history walk's time.
-void changed(git_repository* repo, const git_tree* old, const git_tree* tree, const std::string& prefix,
-             const std::string& what, std::vector<PathBlob>& out) {
-  const std::size_t n = git_tree_entrycount(tree);
-  for (std::size_t i = 0; i < n; ++i) {
-    const git_tree_entry* e = git_tree_entry_byindex(tree, i);
-    const char* name = git_tree_entry_name(e);
-    const git_tree_entry* o = old != nullptr ? git_tree_entry_byname(old, name) : nullptr;
-    const bool same_id = o != nullptr && git_oid_equal(git_tree_entry_id(o), git_tree_entry_id(e)) != 0;
-    const git_filemode_t mode = git_tree_entry_filemode(e);
-    if (mode == GIT_FILEMODE_TREE) {
-      if (same_id && git_tree_entry_filemode(o) == GIT_FILEMODE_TREE) continue;
-      git_tree* sub = nullptr;
-      check(git_tree_lookup(&sub, repo, git_tree_entry_id(e)), what + ": cannot read tree " + prefix + name);
-      const Tree owned(sub);
-      Tree old_sub;
-      if (o != nullptr && git_tree_entry_filemode(o) == GIT_FILEMODE_TREE) {
-        git_tree* os = nullptr;
-        check(git_tree_lookup(&os, repo, git_tree_entry_id(o)),
-              what + ": cannot read a parent's tree " + prefix + name);
-        old_sub.reset(os);
-      }
-      changed(repo, old_sub.get(), sub, prefix + name + "/", what, out);
-    } else if (is_file(mode)) {  // not links (a path) nor submodules (a commit)
-      if (same_id && is_file(git_tree_entry_filemode(o))) continue;
-      out.emplace_back(prefix + name, *git_tree_entry_id(e));
+// deltas per call, which measured at most of the history walk's time; and
+// on our own reader's bytes (README.md, "Reading objects").
+void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std::string& commit,
+             std::vector<PathBlob>& out) {
+  const DiffScratch::Level& here = s.level(depth);
+  const std::size_t prefix = s.path.size();
+  for (const TreeEntry& e : here.tree.entries) {
+    const TreeEntry* o = here.has_old ? here.old.find(e.name) : nullptr;
+    const bool same_id = o != nullptr && git_oid_equal(&o->id, &e.id) != 0;
+    if (e.mode == GIT_FILEMODE_TREE) {
+      if (same_id && o->mode == GIT_FILEMODE_TREE) continue;
+      s.path.resize(prefix);
+      s.path.append(e.name);
+      DiffScratch::Level& next = s.level(depth + 1);  // a deque: `here` stays put
+      next.has_old = o != nullptr && o->mode == GIT_FILEMODE_TREE;
+      load_tree(reader, e.id, next.tree, false, [&] { return commit + ": cannot read tree " + s.path; });
+      if (next.has_old)
+        load_tree(reader, o->id, next.old, true, [&] { return commit + ": cannot read a parent's tree " + s.path; });
+      s.path += '/';
+      changed(reader, s, depth + 1, commit, out);
+    } else if (is_file(e.mode)) {  // not links (a path) nor submodules (a commit)
+      if (same_id && is_file(o->mode)) continue;
+      s.path.resize(prefix);
+      s.path.append(e.name);
+      out.emplace_back(s.path, e.id);
     }
   }
-}
-
-// changed() from the root, sorted.
-std::vector<PathBlob> changed(git_repository* repo, const git_tree* old, const git_tree* tree,
-                              const std::string& what) {
-  std::vector<PathBlob> out;
-  changed(repo, old, tree, "", what, out);
-  std::sort(out.begin(), out.end(), path_blob_less);
-  return out;
+  s.path.resize(prefix);
 }
 
 }  // namespace
 
-void introduced_blobs(git_repository* repo, const git_oid& id, std::uint32_t index,
+const TreeEntry* DiffScratch::Tree::find(std::string_view name) const {
+  const auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
+                                   [this](std::uint32_t i, std::string_view n) { return entries[i].name < n; });
+  return it != by_name.end() && entries[*it].name == name ? &entries[*it] : nullptr;
+}
+
+void introduced_blobs(ObjectReader& reader, DiffScratch& s, const git_oid& id, std::uint32_t index,
                       const std::vector<git_oid>& excluded, std::vector<BlobEntry>& out) {
   const std::string what = "commit " + hex(id);
-  git_commit* c = nullptr;
-  check(git_commit_lookup(&c, repo, &id), what);
-  const Commit commit(c);
-  git_tree* t = nullptr;
-  check(git_commit_tree(&t, c), what + ": cannot read its tree");
-  const Tree tree(t);
-  const unsigned parents = git_commit_parentcount(c);
+  const git_oid tree = commit_tree(reader, id, s.parents, [&] { return what; });
+  const std::size_t parents = s.parents.size();
+  DiffScratch::Level& root = s.level(0);
+  load_tree(reader, tree, root.tree, false, [&] { return what + ": cannot read its tree"; });
   std::vector<PathBlob> kept;
-  for (unsigned p = 0; p < std::max(parents, 1U); ++p) {
-    Tree parent_tree;
-    if (parents > 0) {
-      git_commit* pc = nullptr;
-      check(git_commit_parent(&pc, c, p), what + ": cannot read parent " + std::to_string(p + 1));
-      const Commit parent(pc);
-      git_tree* pt = nullptr;
-      check(git_commit_tree(&pt, pc), what + ": cannot read parent " + std::to_string(p + 1) + "'s tree");
-      parent_tree.reset(pt);
+  for (std::size_t p = 0; p < std::max<std::size_t>(parents, 1); ++p) {
+    root.has_old = parents > 0;
+    if (root.has_old) {
+      const auto parent_what = [&] { return what + ": cannot read parent " + std::to_string(p + 1); };
+      const git_oid parent_tree = commit_tree(reader, s.parents[p], s.parents_parents, parent_what);
+      load_tree(reader, parent_tree, root.old, true,
+                [&] { return what + ": cannot read parent " + std::to_string(p + 1) + "'s tree"; });
     }
-    std::vector<PathBlob> diff = changed(repo, parent_tree.get(), t, what);
+    s.path.clear();
+    std::vector<PathBlob> diff;
+    changed(reader, s, 0, what, diff);
+    std::sort(diff.begin(), diff.end(), path_blob_less);
     if (p == 0) {
       kept = std::move(diff);
     } else {

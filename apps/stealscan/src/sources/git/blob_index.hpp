@@ -5,10 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "sources/git/git_handle.hpp"
+#include "sources/git/object_parse.hpp"
+#include "sources/git/object_reader.hpp"
 
 namespace stealscan::git {
 
@@ -18,17 +21,49 @@ struct BlobEntry {
   std::string path;      // the blob's path in that commit's tree
 };
 
+// A worker's buffers for introduced_blobs(), kept from commit to commit so
+// that the diffs allocate next to nothing: the two trees compared at each
+// depth (copied out of the reader, whose bytes last until its next read), the
+// path being built, the parents.
+class DiffScratch {
+ public:
+  // One tree's bytes and entries, and its entries' order by name.
+  struct Tree {
+    std::string bytes;
+    std::vector<TreeEntry> entries;  // into `bytes`, in the tree's order
+    std::vector<std::uint32_t> by_name;
+    // The entry named `name`, or null.
+    [[nodiscard]] const TreeEntry* find(std::string_view name) const;
+  };
+  struct Level {
+    Tree tree;
+    Tree old;
+    bool has_old = false;
+  };
+  // The trees at recursion depth `d` (a deque: deeper ones do not move them).
+  Level& level(std::size_t d) {
+    while (levels_.size() <= d) levels_.emplace_back();
+    return levels_[d];
+  }
+  std::string path;
+  std::vector<git_oid> parents;
+  std::vector<git_oid> parents_parents;  // parsed with a parent, not needed
+
+ private:
+  std::deque<Level> levels_;
+};
+
 // Appends the blobs (regular and executable files; not links or submodules)
 // that commit `index` introduces: a root commit, every blob of its tree; a
 // commit with parents, every path whose blob differs from that path's blob in
 // each parent (README.md, "Attribution"). Blobs in `excluded` (sorted) are
-// left out. GitError if an object cannot be read.
-void introduced_blobs(git_repository* repo, const git_oid& commit, std::uint32_t index,
+// left out. GitError if an object cannot be read or is malformed.
+void introduced_blobs(ObjectReader& reader, DiffScratch& scratch, const git_oid& commit, std::uint32_t index,
                       const std::vector<git_oid>& excluded, std::vector<BlobEntry>& out);
 
 // Each blob once, with the smallest commit index, then the smallest path;
-// returned sorted by (commit, path): the order the history introduced them,
-// which also keeps a pack's delta chains close together. Consumes `parts`.
+// returned sorted by (commit, path): the order the history introduced them.
+// Consumes `parts`.
 std::vector<BlobEntry> unique_blobs(std::vector<std::vector<BlobEntry>>& parts);
 
 }  // namespace stealscan::git

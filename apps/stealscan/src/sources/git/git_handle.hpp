@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace stealscan::git {
 
@@ -23,12 +24,16 @@ struct GitError : std::runtime_error {
 // Throws GitError "<what>: <libgit2's message>" when rc < 0; returns rc otherwise.
 int check(int rc, const std::string& what);
 
+// libgit2's message for the failure `rc` of the call just made.
+std::string last_error(int rc);
+
 template <class T, void (*Free)(T*)>
 struct GitFree {
   void operator()(T* p) const noexcept { Free(p); }
 };
 using Repository = std::unique_ptr<git_repository, GitFree<git_repository, git_repository_free>>;
 using Odb = std::unique_ptr<git_odb, GitFree<git_odb, git_odb_free>>;
+using OdbObject = std::unique_ptr<git_odb_object, GitFree<git_odb_object, git_odb_object_free>>;
 using Object = std::unique_ptr<git_object, GitFree<git_object, git_object_free>>;
 using Commit = std::unique_ptr<git_commit, GitFree<git_commit, git_commit_free>>;
 using Tree = std::unique_ptr<git_tree, GitFree<git_tree, git_tree_free>>;
@@ -39,16 +44,31 @@ using Reference = std::unique_ptr<git_reference, GitFree<git_reference, git_refe
 using ReferenceIterator =
     std::unique_ptr<git_reference_iterator, GitFree<git_reference_iterator, git_reference_iterator_free>>;
 
-// git_libgit2_init(), once per process (thread-safe: a function-local static);
-// never shut down, the process exit frees it. Every function here calls it.
+// git_libgit2_init(), once per process (thread-safe: a function-local static),
+// with the objects' hash check turned off (git_handle.cpp says why); never
+// shut down, the process exit frees it. Every function here calls it.
 void ensure_libgit2();
 
 // `path`: a work tree or a .git directory (or a bare repository); not searched
 // upwards. GitError "'PATH' is not a git repository: ..." otherwise.
 Repository open_repository(const std::string& path);
 
-// The full 40-digit lower-case hex of `id`.
-std::string hex(const git_oid& id);
+// The repository's objects directory (a worktree's is its main repository's).
+std::string objects_dir(git_repository* repo);
+
+// The full 40-digit lower-case hex of `id`, on the stack: for a loop over
+// blobs, where a std::string per id is a malloc per blob.
+class HexId {
+ public:
+  explicit HexId(const git_oid& id) noexcept { git_oid_tostr(buf_, sizeof buf_, &id); }
+  [[nodiscard]] std::string_view view() const noexcept { return {buf_, GIT_OID_HEXSZ}; }
+
+ private:
+  char buf_[GIT_OID_HEXSZ + 1];
+};
+
+// The same as a string.
+inline std::string hex(const git_oid& id) { return std::string(HexId(id).view()); }
 
 // A strict weak order on ids (for sorting and binary search).
 inline bool oid_less(const git_oid& a, const git_oid& b) noexcept { return git_oid_cmp(&a, &b) < 0; }
