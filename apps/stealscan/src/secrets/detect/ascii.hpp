@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -15,10 +16,17 @@ inline std::string ascii_lower(std::string s) {
   return s;
 }
 
+// Where `text` holds `word` (lower case) in either case, from `from` on; npos if nowhere.
+inline std::size_t find_caseless(std::string_view text, std::string_view word, std::size_t from = 0) {
+  if (from > text.size()) return std::string_view::npos;
+  const auto hit = std::search(text.begin() + static_cast<std::ptrdiff_t>(from), text.end(), word.begin(),
+                               word.end(), [](char a, char b) { return ascii_lower(a) == b; });
+  return hit == text.end() ? std::string_view::npos : static_cast<std::size_t>(hit - text.begin());
+}
+
 // Whether `text` holds `word` (lower case) in either case.
 inline bool contains_caseless(std::string_view text, std::string_view word) {
-  return std::search(text.begin(), text.end(), word.begin(), word.end(),
-                     [](char a, char b) { return ascii_lower(a) == b; }) != text.end();
+  return find_caseless(text, word) != std::string_view::npos;
 }
 
 }  // namespace stealscan::secrets

@@ -129,16 +129,10 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
   if (db_ == nullptr) {
     // A plain caseless search per keyword, going on from the end of each line
     // it finds the keyword on.
-    for (std::size_t k = 0; k < keywords_.size(); ++k) {
-      const std::string& word = keywords_[k];
-      for (auto from = text.begin(); from != text.end();) {
-        const auto hit =
-            std::search(from, text.end(), word.begin(), word.end(), [](char a, char b) { return ascii_lower(a) == b; });
-        if (hit == text.end()) break;
-        lines.add(k, static_cast<std::size_t>(hit - text.begin()));
-        from = text.begin() + static_cast<std::ptrdiff_t>(std::min(text.size(), lines.current.end + 1));
-      }
-    }
+    for (std::size_t k = 0; k < keywords_.size(); ++k)
+      for (std::size_t at = find_caseless(text, keywords_[k]); at != std::string_view::npos;
+           at = find_caseless(text, keywords_[k], lines.current.end + 1))
+        lines.add(k, at);
     return;
   }
   // hs_scan takes an unsigned length: a text over 4 GiB goes in pieces that
