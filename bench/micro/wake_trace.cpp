@@ -13,6 +13,7 @@
 //
 // Usage: wake_trace [--workers N] [--samples N] [--pin 0|1|both] [--gap-us N]
 //                   [--park-timeout-us N]   (0: parks never time out)
+//                   [--spin-iters N]        (idle rounds before the first park)
 #include <sched.h>
 
 #include <algorithm>
@@ -65,6 +66,7 @@ struct Probe {
 struct Knobs {
   std::chrono::microseconds gap{3000};             // between samples: every worker parks
   std::chrono::nanoseconds park_timeout{200'000};  // the Executor's first park timeout
+  std::uint32_t spin_iters = stealpool::ExecutorConfig{}.spin_iters;
 };
 
 std::vector<Sample> measure(std::size_t workers, bool pin, int samples, const Knobs& knobs) {
@@ -73,6 +75,7 @@ std::vector<Sample> measure(std::size_t workers, bool pin, int samples, const Kn
   cfg.workers = workers;
   cfg.pin_threads = pin;
   cfg.park_timeout = knobs.park_timeout;
+  cfg.spin_iters = knobs.spin_iters;
   cfg.trace = &clock;
   stealpool::Executor<Probe*> ex(cfg, [](Probe* p, stealpool::WorkerCtx<Probe*, stealpool::NoScratch>&) {
     const std::int64_t t = now_ns();
@@ -163,10 +166,12 @@ int main(int argc, char** argv) {
     else if (a == "--park-timeout-us" && i + 1 < argc) {
       const long t = std::atol(argv[++i]);
       knobs.park_timeout = t <= 0 ? std::chrono::nanoseconds::max() : std::chrono::nanoseconds(t * 1000);  // max: Parker::kForever
+    } else if (a == "--spin-iters" && i + 1 < argc) {
+      knobs.spin_iters = static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
     } else {
       std::fprintf(stderr,
                    "usage: wake_trace [--workers N] [--samples N] [--pin 0|1|both] [--gap-us N] "
-                   "[--park-timeout-us N] (bad argument '%s')\n",
+                   "[--park-timeout-us N] [--spin-iters N] (bad argument '%s')\n",
                    argv[i]);
       return 2;
     }

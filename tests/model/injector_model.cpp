@@ -11,15 +11,18 @@
 //                     consumer waiting on a claimed-but-unwritten slot: [INJ-ready])
 //   boundaries        blocks of ONE slot (Lap 2): every push fills a block and
 //                     installs the next ([INJ-marker], [INJ-next]), every steal
-//                     finishes one, moves head to the next and frees it
-//                     ([INJ-free]): 1 producer pushes 3 items one at a time vs
-//                     1 consumer stealing 3 times
+//                     finishes one, moves head to the next and retires it
+//                     ([INJ-free]) into a one-block cache, from which a later
+//                     push takes it and resets it ([INJ-reuse], [CACHE-handoff]):
+//                     1 producer pushes 3 items one at a time vs 1 consumer
+//                     stealing 3 times
 //   batch_across      blocks of two slots (Lap 3): one push_batch of 3 spans two
 //                     blocks, vs 1 consumer stealing 3 times
 //   boundaries_2      boundaries with 2 consumers stealing twice each, under
 //                     the random scheduler only (its context-bound search does
 //                     not end in minutes): the consumers race to finish and
-//                     free blocks
+//                     retire blocks, and one may read a block that the other
+//                     retired and the producer reused
 // (boundaries and batch_across have one consumer so that both schedulers can
 // run them.)
 // Every item carries a check word: a read of an unwritten or torn slot (Item{0,0},
@@ -33,7 +36,10 @@
 //
 // Not reported by Relacy, so not listed as mutants: [INJ-free]'s acq_rel add
 // made relaxed, on boundaries_2 (Relacy does not order a block's delete against
-// the atomic reads of its slots); the order is argued in queue/README.md.
+// the atomic reads of its slots), and [CACHE-handoff]'s release/acquire made
+// relaxed (a reader of a reused block also synchronises with the producer's
+// later [INJ-next]/[INJ-ready] publication of it); the orders are argued in
+// queue/README.md.
 //
 // Mutants (must be reported), made through the policy, so no copy of the algorithm
 // exists here:
@@ -68,9 +74,11 @@ using stealpool::model::RelaxedReleaseSync;
 
 // Threads: Relacy threads. Items: values 0..Items-1 pushed by the test, in
 // increasing order by each producer.
+// One cached block: with blocks of one or two slots, a retired block is taken
+// again by the producer's next install ([INJ-reuse]).
 template <class Derived, int Threads, int Items, class Sync, std::uint64_t Lap = 256>
 struct InjectorTest : rl::test_suite<Derived, Threads> {
-  using Queue = stealpool::Injector<Item, Sync, Lap>;
+  using Queue = stealpool::Injector<Item, Sync, Lap, 1>;
   Queue queue;
   int taken[Threads + 1][Items] = {};  // row Threads: drained in after()
   int last[Threads + 1] = {};          // per row: last value taken + 1 (FIFO check)
@@ -156,9 +164,10 @@ struct BatchVsTwo : InjectorTest<BatchVsTwo<Sync>, 3, 2, Sync> {
 
 // (c) blocks of one slot: each push fills its block and installs the next; each
 // steal finishes a block (waits for its `next`, moves head_block and head to
-// the next lap) and frees it. A consumer that reads the wrong lap's block, or a
-// block after it was freed, fails the item checks, exactly-once, or Relacy's
-// own checks (use after free).
+// the next lap) and retires it into the cache, where the next install may take
+// it. A consumer that reads the wrong lap's block, a reused block's stale
+// `ready` or `next`, or a block after it was freed, fails the item checks,
+// exactly-once, or Relacy's own checks (use after free).
 template <class Sync>
 struct Boundaries : InjectorTest<Boundaries<Sync>, 2, 3, Sync, 2> {
   void thread(unsigned index) {

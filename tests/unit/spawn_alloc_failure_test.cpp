@@ -3,8 +3,8 @@
 // join() and TaskGroup::wait() return once the tasks that were accepted have
 // run, instead of waiting forever for one that does not exist.
 //
-// This binary replaces the global operator new with one that, on a thread that
-// arms it, fails the Nth allocation. Each scenario first runs unarmed and
+// This binary replaces the global operator new (tests/support/armed_new.hpp)
+// with one that, on a thread that arms it, fails the Nth allocation. Each scenario first runs unarmed and
 // counts the allocations its spawns make (boxed tasks, deque growth, injector
 // blocks, JobArena chunks and their bookkeeping, heap jobs from outside the
 // pool), then runs again once for every N up to that count, so every
@@ -22,63 +22,11 @@
 #include <new>
 #include <string>
 
+#include "../support/armed_new.hpp"
 #include "../support/forkjoin_workloads.hpp"
 #include "../support/test_support.hpp"
 #include "stealpool/forkjoin.hpp"
 #include "stealpool/stealpool.hpp"
-
-namespace {
-
-// The armed thread's countdown: 0 = off; otherwise the allocation that brings
-// it to 1 fails. `counted` counts the armed thread's allocations either way.
-thread_local bool counting = false;
-thread_local long countdown = 0;
-thread_local long counted = 0;
-
-void* allocate(std::size_t n, std::size_t align) {
-  if (counting) {
-    ++counted;
-    if (countdown > 0 && --countdown == 0) throw std::bad_alloc();
-  }
-  void* p = align <= alignof(std::max_align_t) ? std::malloc(n == 0 ? 1 : n)
-                                               : std::aligned_alloc(align, (n + align - 1) / align * align);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-// Counts this thread's allocations in its scope and, with fail_at = N > 0,
-// fails the Nth.
-struct Armed {
-  explicit Armed(long fail_at) {
-    counted = 0;
-    countdown = fail_at;
-    counting = true;
-  }
-  ~Armed() {
-    counting = false;
-    countdown = 0;
-  }
-};
-
-}  // namespace
-
-// g++ sees free() on what `new` returned and warns; here `new` is malloc.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
-void* operator new(std::size_t n) { return allocate(n, alignof(std::max_align_t)); }
-void* operator new[](std::size_t n) { return allocate(n, alignof(std::max_align_t)); }
-void* operator new(std::size_t n, std::align_val_t a) { return allocate(n, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t n, std::align_val_t a) { return allocate(n, static_cast<std::size_t>(a)); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace sp = stealpool;
 using namespace std::chrono_literals;
@@ -97,13 +45,13 @@ struct Outcome {
 // std::bad_alloc; records what was accepted and how many allocations were made.
 template <class Spawn>
 void spawn_armed(long n, int count, Outcome& out, Spawn spawn) {
-  Armed armed(n);
+  sptest::alloc::Armed armed(n);
   try {
     for (int i = 0; i < count; ++i, ++out.spawns_accepted) spawn(i);
   } catch (const std::bad_alloc&) {
     out.threw = true;
   }
-  out.allocations = counted;
+  out.allocations = armed.count();
 }
 
 // Runs `scenario(fail_at)` unarmed to count its allocations, then once per

@@ -3,13 +3,16 @@
 //
 // Who may call what: every member is safe from any number of threads at once,
 // except the destructor.
-//   push / push_batch        producers; never fail (allocate a block per 255 items)
+//   push / push_batch        producers; throw only std::bad_alloc (a block per 255
+//                            items: a retired one if kept, else a new one)
 //   steal / steal_batch_and_pop   consumers; FIFO
 //
 // Layout: a linked list of blocks of kBlockSlots slots. Producers claim positions
 // at the tail with one CAS per batch, consumers claim positions at the head with
 // one CAS per batch, so a batch of 256 costs about two CASes, not 256. A block is
-// freed by the consumer whose reads complete it (a per-block count of slots read).
+// retired by the consumer whose reads complete it (a per-block count of slots
+// read) into a small cache of blocks that producers take before they allocate
+// (block_cache.hpp; up to 64 KiB of blocks are kept).
 // Cost of push: one CAS on the tail index and a release store per word written.
 //
 // FIFO, with one caveat: a consumer that claimed a slot whose producer has
@@ -28,14 +31,17 @@
 #include "stealpool/detail/cache_line.hpp"
 #include "stealpool/detail/sync.hpp"
 #include "stealpool/queue/atomic_slot.hpp"
+#include "stealpool/queue/block_cache.hpp"
 #include "stealpool/queue/chase_lev_deque.hpp"
 #include "stealpool/queue/steal.hpp"
 
 namespace stealpool {
 
-// Lap: positions per block (Lap - 1 slots and the marker); the model checks
-// (tests/model/injector_model.cpp) use tiny laps to reach block boundaries.
-template <class T, class Sync = detail::StdSync, std::uint64_t Lap = 256>
+// Lap: positions per block (Lap - 1 slots and the marker). Cached: retired blocks
+// kept for reuse (0: as many as fit in 64 KiB). The model checks
+// (tests/model/injector_model.cpp) use tiny laps and caches to reach block
+// boundaries and reuse.
+template <class T, class Sync = detail::StdSync, std::uint64_t Lap = 256, std::size_t Cached = 0>
 class Injector {
   static_assert(Lap >= 2, "a block needs a slot and the marker");
 
@@ -92,7 +98,7 @@ class Injector {
       std::uint64_t n = kBlockSlots - offset;
       if (n > items.size()) n = items.size();
       const bool fills_block = offset + n == kBlockSlots;
-      if (fills_block && spare == nullptr) spare = new Block;
+      if (fills_block && spare == nullptr) spare = fresh_block();
       // [INJ-claim] positions [tail, tail + n) become ours. acq_rel: acquire
       // continues the release sequence of [INJ-marker] (so `block` is this lap's);
       // release orders our earlier writes for consumers that read tail.
@@ -120,7 +126,7 @@ class Injector {
         block = tail_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
       }
     }
-    delete spare;
+    if (spare != nullptr) cache_.give(spare);  // never published
   }
 
   // Takes the oldest item.
@@ -159,7 +165,7 @@ class Injector {
 
   struct Slot {
     detail::AtomicSlot<T, Sync> item;
-    Atomic<std::uint32_t> ready{0};  // 0 until the item is written; blocks are never reused
+    Atomic<std::uint32_t> ready{0};  // 0 until the item is written (reset for reuse)
 
     void write(const T& value) noexcept {
       item.store(value);
@@ -176,6 +182,14 @@ class Injector {
     Atomic<Block*> next{nullptr};
     Atomic<std::uint64_t> slots_read{0};  // [INJ-free]: reaches kBlockSlots exactly once
     Slot slots[kBlockSlots];
+
+    // Back to a new block's state, by the producer that took it from the cache,
+    // before [INJ-next] publishes it ([INJ-reuse]).
+    void reset() noexcept {
+      next.store(nullptr, std::memory_order::relaxed);
+      slots_read.store(0, std::memory_order::relaxed);
+      for (Slot& s : slots) s.ready.store(0, std::memory_order::relaxed);
+    }
 
     Block* wait_next() const noexcept {
       std::uint32_t spins = 0;
@@ -238,10 +252,23 @@ class Injector {
       // [INJ-free] acq_rel: our reads happen before the delete by whoever completes
       // the count, and we see every other reader's reads if it is us.
       if (block->slots_read.fetch_add(n, std::memory_order::acq_rel) + n == kBlockSlots)
-        delete block;
+        cache_.give(block);  // [INJ-reuse]: ours alone now, every slot read
       return Steal<T>::success(first);
     }
   }
+
+  // A block for a producer to install: a retired one, reset ([INJ-reuse]), or a
+  // new one.
+  Block* fresh_block() {
+    if (Block* b = cache_.take()) {
+      b->reset();
+      return b;
+    }
+    return new Block;
+  }
+
+  static constexpr std::size_t kCached =
+      Cached != 0 ? Cached : (sizeof(Block) >= 65536 ? 1 : 65536 / sizeof(Block));
 
   // Shared: consumers CAS it. head_block_ changes only while head_ is at a marker.
   detail::Padded<Atomic<std::uint64_t>> head_{};
@@ -249,6 +276,8 @@ class Injector {
   // Shared: producers CAS it. tail_block_ changes only while tail_ is at a marker.
   detail::Padded<Atomic<std::uint64_t>> tail_{};
   detail::Padded<Atomic<Block*>> tail_block_{};
+  // Shared: retired blocks waiting for a producer ([INJ-reuse]).
+  alignas(detail::kCacheLine) detail::BlockCache<Block, kCached, Sync> cache_;
 };
 
 }  // namespace stealpool
