@@ -225,7 +225,7 @@ class ExecutorWorker {
   // actions are carried out.
   template <class Latch, class Trace>
   void wait_with(Latch& latch, Trace trace) noexcept {
-    TieredIdle idle(shared_.config.spin_iters, shared_.config.park_timeout);
+    TieredIdle idle = make_idle();
     for (;;) {
       const WaitResult r = wait_step(*this, latch, idle, trace);
       switch (r.kind) {
@@ -248,7 +248,7 @@ class ExecutorWorker {
   void wait_isolated(Latch& latch, const void* tag) noexcept
     requires kSplit
   {
-    TieredIdle idle(shared_.config.spin_iters, shared_.config.park_timeout);
+    TieredIdle idle = make_idle();
     while (!latch.probe()) {
       std::optional<Stored> item = pop_local();
       bool from_local = item.has_value();
@@ -274,6 +274,10 @@ class ExecutorWorker {
 
  private:
   static inline thread_local ExecutorWorker* current_ = nullptr;
+
+  TieredIdle make_idle() const noexcept {
+    return TieredIdle::for_pool(shared_.config.spin_iters, shared_.config.park_timeout, shared_.config.workers);
+  }
 
   // A push or pop made items public: the producer side of [SLEEP-dekker]. A
   // publish is a batch: wake as many sleepers as there are public items (one
@@ -315,7 +319,7 @@ class ExecutorWorker {
 
   ExecutorWorker(WorkerCtx<T, S>& ctx, const typename ExecutorBody<T, S>::Runner& runner)
       : ctx_(ctx), shared_(*ctx.shared_), deque_(ctx.deque_), runner_(runner),
-        idle_(shared_.config.spin_iters, shared_.config.park_timeout), trace_sink_(shared_.config.trace) {}
+        idle_(make_idle()), trace_sink_(shared_.config.trace) {}
 
   // Tracing is chosen once, here: without a sink the loop is compiled with
   // NoopTrace, whose hooks vanish. (A test of the sink at every hook cost ~15%
