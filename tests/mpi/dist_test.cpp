@@ -6,14 +6,18 @@
 //
 //   dist_test <scenario>
 #include <mpi.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "stealpool/mpi/dist_executor.hpp"
@@ -32,6 +36,17 @@ int world_size() {
   int n = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   return n;
+}
+
+// Bytes of address space this process has mapped (/proc/self/statm's first
+// field, in pages).
+std::uint64_t current_address_space() {
+  unsigned long pages = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  return static_cast<std::uint64_t>(pages) * 4096u;
 }
 
 bool fail(const std::string& why) {
@@ -191,6 +206,71 @@ bool bad_config_is_refused_with_its_value() {
   return fail("workers = 0 was accepted");
 }
 
+// Only the last rank's config is bad: it throws its own invalid_argument, and
+// every other rank a runtime_error naming it, instead of waiting for it in the
+// constructor's collective calls ([MPI-agree]). The test's TIMEOUT catches a hang.
+bool a_bad_config_on_one_rank_fails_every_rank_naming_it() {
+  const int last = world_size() - 1;
+  mpi::DistConfig config;
+  if (world_rank() == last) config.workers = 0;
+  try {
+    mpi::DistExecutor<Range> ex(config, [](Range, mpi::Context<Range, stealpool::NoScratch>&) {});
+  } catch (const std::invalid_argument& e) {
+    if (world_rank() != last) return fail(std::string("a good config was refused: ") + e.what());
+    return true;
+  } catch (const std::runtime_error& e) {
+    const std::string want = "checking the configuration failed on rank " + std::to_string(last);
+    if (world_rank() == last || std::string_view(e.what()).find(want) == std::string_view::npos)
+      return fail(std::string("expected '") + want + "', got: " + e.what());
+    return true;
+  }
+  return fail("the executor was built although rank " + std::to_string(last) + "'s config is bad");
+}
+
+// The last rank cannot start its worker threads (its address space is capped
+// just above what it uses, so no thread stack fits): run() throws there what
+// std::thread threw, and on every other rank a runtime_error naming it; no task
+// runs anywhere (the workers wait at a gate until every rank has started, and
+// leave without touching a task). Not under a sanitizer: its allocator does not
+// survive the cap.
+bool workers_that_cannot_start_on_one_rank_stop_every_rank() {
+  const int last = world_size() - 1;
+  mpi::DistConfig config;
+  config.workers = 4;
+  std::atomic<long> ran{0};
+  mpi::DistExecutor<Range> ex(config, [&ran](Range, mpi::Context<Range, stealpool::NoScratch>&) { ++ran; });
+  for (std::uint32_t i = 0; i < 100; ++i) ex.seed(Range{i, i + 1});
+  rlimit saved{};
+  getrlimit(RLIMIT_AS, &saved);
+  bool threw_locally = false;
+  std::string message;
+  try {
+    if (world_rank() == last) {
+      rlimit cap = saved;
+      cap.rlim_cur = current_address_space() + (1u << 20);  // 1 MiB more: less than one thread stack
+      setrlimit(RLIMIT_AS, &cap);
+    }
+    ex.run();
+  } catch (const std::system_error& e) {  // the capped rank: std::thread's error (a runtime_error too)
+    threw_locally = true;
+    message = e.what();
+  } catch (const std::bad_alloc& e) {  // the capped rank, if an allocation failed first
+    threw_locally = true;
+    message = e.what();
+  } catch (const std::runtime_error& e) {  // the others: agree()'s error
+    message = e.what();
+  }
+  setrlimit(RLIMIT_AS, &saved);
+  if (ran.load() != 0) return fail(std::to_string(ran.load()) + " tasks ran although the run was given up");
+  if (world_rank() == last) {
+    if (!threw_locally) return fail("the capped rank did not throw its own error: '" + message + "'");
+    return true;
+  }
+  const std::string want = "starting the workers failed on rank " + std::to_string(last);
+  if (message.find(want) == std::string::npos) return fail("expected '" + want + "', got: '" + message + "'");
+  return true;
+}
+
 // MPI started with MPI_THREAD_SINGLE (main() does that for this scenario only).
 bool thread_level_single_is_refused() {
   try {
@@ -213,6 +293,10 @@ bool run_scenario(std::string_view name) {
   if (name == "uts_small_tree_counts_match_serial") return uts_small_tree_counts_match_serial(2);
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
   if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
+  if (name == "a_bad_config_on_one_rank_fails_every_rank_naming_it")
+    return a_bad_config_on_one_rank_fails_every_rank_naming_it();
+  if (name == "workers_that_cannot_start_on_one_rank_stop_every_rank")
+    return workers_that_cannot_start_on_one_rank_stop_every_rank();
   return fail("unknown scenario '" + std::string(name) + "'");
 }
 

@@ -34,7 +34,10 @@
 //
 // Throws: std::runtime_error when MPI gives too low a thread level (naming it and
 // the level needed); std::invalid_argument for a bad config (naming the field and
-// value); std::logic_error for a second run() or a seed() after it.
+// value); std::logic_error for a second run() or a seed() after it. The
+// constructor and run() fail on every rank or on none ([MPI-agree]): a rank whose
+// config is bad, or whose workers cannot start, throws its own exception and the
+// others a std::runtime_error naming it, instead of waiting for it forever.
 //
 // Costs: spawn is a deque push and a relaxed load (a futex wake when a sibling
 // sleeps); a steal between ranks is a request and a reply message; an idle rank
@@ -45,8 +48,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -55,6 +60,7 @@
 #include <vector>
 
 #include "stealpool/mpi/context.hpp"
+#include "stealpool/mpi/detail/agree.hpp"
 #include "stealpool/mpi/detail/progress.hpp"
 #include "stealpool/mpi/detail/rank_pool.hpp"
 #include "stealpool/mpi/dist_config.hpp"
@@ -71,14 +77,32 @@ class DistExecutor {
   using ScratchInit = std::function<S(std::size_t)>;
 
   DistExecutor(const DistConfig& config, ScratchInit scratch_init, Runner runner) : config_(config) {
+    // The same library on every rank: refused everywhere or nowhere, and before
+    // any collective call (agree() itself needs the thread level).
     require_thread_level("stealpool::mpi::DistExecutor");
-    config_.validate();
-    if (!scratch_init) throw std::invalid_argument("stealpool::mpi::DistExecutor: scratch_init is empty");
-    if (!runner) throw std::invalid_argument("stealpool::mpi::DistExecutor: runner is empty");
+    std::exception_ptr bad;
+    try {
+      config_.validate();
+      if (!scratch_init) throw std::invalid_argument("stealpool::mpi::DistExecutor: scratch_init is empty");
+      if (!runner) throw std::invalid_argument("stealpool::mpi::DistExecutor: runner is empty");
+    } catch (...) {
+      bad = std::current_exception();
+    }
+    detail::agree(config_.comm, "checking the configuration", bad);  // [MPI-agree]
     MPI_Comm_dup(config_.comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
-    pool_ = std::make_unique<detail::RankPool<T, S>>(config_, rank_, std::move(scratch_init), std::move(runner));
+    try {
+      try {
+        pool_ = std::make_unique<detail::RankPool<T, S>>(config_, rank_, std::move(scratch_init), std::move(runner));
+      } catch (...) {
+        bad = std::current_exception();
+      }
+      detail::agree(comm_, "building the rank's pool", bad);  // [MPI-agree]
+    } catch (...) {
+      MPI_Comm_free(&comm_);  // no destructor runs for a constructor that throws
+      throw;
+    }
   }
   DistExecutor(const DistConfig& config, Runner runner)
     requires std::is_same_v<S, NoScratch>
@@ -111,15 +135,30 @@ class DistExecutor {
     ran_ = true;
     require_thread_level("stealpool::mpi::DistExecutor::run");
     const auto t0 = std::chrono::steady_clock::now();
-    detail::Progress progress(comm_, config_, *pool_);
-    pool_->start();
-    progress.run();
+    // The workers start behind a gate: a rank that cannot start them all makes
+    // every rank give up before any task runs ([MPI-agree]).
+    std::optional<detail::Progress> progress;
+    std::exception_ptr bad;
+    try {
+      progress.emplace(comm_, config_, *pool_);
+      pool_->start();
+    } catch (...) {
+      bad = std::current_exception();
+    }
+    try {
+      detail::agree(comm_, "starting the workers", bad);
+    } catch (...) {
+      pool_->abandon();  // the workers leave at the gate: no task runs
+      throw;
+    }
+    pool_->open_gate();
+    progress->run();
     pool_->stop_and_join();
-    metrics_ = progress.metrics();
+    metrics_ = progress->metrics();
     pool_->add_metrics(metrics_);
     metrics_.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (std::exception_ptr e = pool_->first_error()) std::rethrow_exception(e);
-    if (progress.remote_failure()) throw RemoteTaskFailure(progress.failed_rank(), progress.failure_text());
+    if (progress->remote_failure()) throw RemoteTaskFailure(progress->failed_rank(), progress->failure_text());
   }
 
   // Worker `worker`'s scratch after run(); nullptr if its scratch_init threw.

@@ -60,14 +60,31 @@ class RankPool final : public LocalPool {
   // Before start(): tasks this rank begins with.
   void seed(const T* tasks, std::size_t n) { give(reinterpret_cast<const std::byte*>(tasks), n); }
 
+  // Starts the workers; they wait at the gate until open_gate() or abandon().
+  // Throws what std::thread throws; the workers started so far wait.
   void start() {
     threads_.reserve(config_.workers);
     for (std::size_t i = 0; i < config_.workers; ++i) threads_.emplace_back([this, i] { worker_main(i); });
   }
 
+  // [MPI-gate] release: the workers start work (they acquire the gate).
+  void open_gate() noexcept {
+    gate_.value.store(true, std::memory_order::release);
+    gate_.value.notify_all();
+  }
+
+  // The run is given up before it began ([MPI-agree]): the workers started so
+  // far leave at the gate without touching a task or building their scratch;
+  // the tasks stay queued and are destroyed with the pool.
+  void abandon() noexcept {
+    abandoned_ = true;  // read by the workers after the gate's acquire
+    stop_and_join();
+  }
+
   // After global termination: no task is left anywhere, so the workers are idle.
   void stop_and_join() noexcept {
     stop_.value.store(true, std::memory_order::release);  // [MPI-stop] read by idle workers
+    open_gate();
     wake_all();
     for (auto& t : threads_) t.join();
     threads_.clear();
@@ -188,6 +205,10 @@ class RankPool final : public LocalPool {
   };
 
   void worker_main(std::size_t id) {
+    // [MPI-gate] acquire: pairs with open_gate()'s release, after which
+    // abandoned_ is read (abandon() writes it before opening the gate).
+    while (!gate_.value.load(std::memory_order::acquire)) gate_.value.wait(false, std::memory_order::acquire);
+    if (abandoned_) return;
     WorkerLocal& me = *locals_[id];
     try {
       me.scratch.emplace(init_(id));
@@ -368,6 +389,8 @@ class RankPool final : public LocalPool {
   stealpool::detail::Padded<std::atomic<std::uint32_t>> sleepers_{};    // [MPI-sleep-dekker]
   stealpool::detail::Padded<std::atomic<std::size_t>> inbound_size_{};  // a hint of inbound_.size()
   stealpool::detail::Padded<std::atomic<bool>> stop_{};                 // [MPI-stop]
+  stealpool::detail::Padded<std::atomic<bool>> gate_{};                 // [MPI-gate]: false until the run begins
+  bool abandoned_ = false;  // written before the gate opens, read after it ([MPI-gate])
   std::atomic<bool> cancelled_{false};                                  // [MPI-cancel]
   std::atomic<bool> failed_{false};                                     // [MPI-failed-before-dry]
   std::vector<std::unique_ptr<ChaseLevDeque<T>>> deques_;               // [i]: bottom owned by worker i
