@@ -71,19 +71,25 @@ std::string us(std::int64_t ns) {
 
 void TraceRecorder::write_chrome_json(std::ostream& out, const char* name) const {
   out << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
-  out << "{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", \"args\": {\"name\": \"" << name << "\"}}";
+  write_chrome_events(out, 1, name);
+  out << "\n]}\n";
+}
+
+void TraceRecorder::write_chrome_events(std::ostream& out, int pid, const std::string& name) const {
+  out << "{\"ph\": \"M\", \"pid\": " << pid << ", \"name\": \"process_name\", \"args\": {\"name\": \"" << name
+      << "\"}}";
   for (std::size_t w = 0; w < lanes_.size(); ++w) {
     // One event of worker w: `what` is "X" (a slice, dur set) or "i" (an instant).
     auto event = [&](const char* what, const char* event_name, std::int64_t ts, std::int64_t dur,
                      const std::string& args) {
-      out << ",\n{\"ph\": \"" << what << "\", " << (what[0] == 'i' ? "\"s\": \"t\", " : "") << "\"pid\": 1, \"tid\": "
-          << w << ", \"name\": \"" << event_name << "\", \"ts\": " << us(ts);
+      out << ",\n{\"ph\": \"" << what << "\", " << (what[0] == 'i' ? "\"s\": \"t\", " : "") << "\"pid\": " << pid
+          << ", \"tid\": " << w << ", \"name\": \"" << event_name << "\", \"ts\": " << us(ts);
       if (dur >= 0) out << ", \"dur\": " << us(dur);
       if (!args.empty()) out << ", \"args\": {" << args << "}";
       out << "}";
     };
-    out << ",\n{\"ph\": \"M\", \"pid\": 1, \"tid\": " << w << ", \"name\": \"thread_name\", \"args\": {\"name\": \"worker "
-        << w << "\"}}";
+    out << ",\n{\"ph\": \"M\", \"pid\": " << pid << ", \"tid\": " << w
+        << ", \"name\": \"thread_name\", \"args\": {\"name\": \"worker " << w << "\"}}";
     const std::vector<Event>& ev = lanes_[w].events;
     std::int64_t run_start = -1, park_start = -1;
     for (const Event& e : ev) {
@@ -106,7 +112,6 @@ void TraceRecorder::write_chrome_json(std::ostream& out, const char* name) const
     }
     if (run_start >= 0 && !ev.empty()) event("X", "run", run_start, ev.back().ns - run_start, "");  // still running
   }
-  out << "\n]}\n";
 }
 
 }  // namespace stealpool

@@ -2,8 +2,9 @@
 // (one process per rank, --workers threads in each) and checks the counts
 // against the published ones.
 //
-//   mpiexec -np 2 stealpool-uts-mpi --tree T1 --workers 1 [--metrics]
+//   mpiexec -np 2 stealpool-uts-mpi --tree T1 --workers 1 [--metrics] [--trace FILE]
 //   -> nodes=4130071 leaves=3305118 depth=10 time_s=1.23 ranks=2 workers=1
+//   --trace FILE: the run's timeline, a process per rank (Perfetto UI opens it)
 //   stealpool-uts-mpi --tree T1 --serial      the serial walk, no executor
 //   (the benchmark's baseline, timed the same way)
 //
@@ -18,11 +19,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "stealpool/mpi/dist_executor.hpp"
+#include "stealpool/mpi/trace.hpp"
 #include "uts.hpp"
 
 namespace {
@@ -35,6 +39,7 @@ struct Options {
   std::size_t workers = 1;
   bool metrics = false;
   bool serial = false;  // the serial walk on rank 0, for the benchmark's baseline
+  std::string trace;    // --trace FILE: written by rank 0
 };
 
 struct Counts {
@@ -44,7 +49,8 @@ struct Counts {
 };
 
 [[noreturn]] void usage_error(const std::string& what) {
-  std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics] [--serial]\n",
+  std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics] [--serial] "
+               "[--trace FILE]\n",
                what.c_str());
   std::exit(2);
 }
@@ -76,6 +82,9 @@ Options parse(int argc, char** argv) {
       o.metrics = true;
     } else if (arg == "--serial") {
       o.serial = true;
+    } else if (arg == "--trace") {
+      o.trace = std::string(value());
+      if (o.trace.empty()) usage_error("--trace needs a file name (got '')");
     } else {
       usage_error("unknown argument '" + std::string(arg) + "'");
     }
@@ -110,6 +119,19 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
   if (o.serial) return env.rank() == 0 ? run_serial(tree) : 0;
   stealpool::mpi::DistConfig config;
   config.workers = o.workers;
+  std::optional<stealpool::TraceRecorder> recorder;
+  std::ofstream trace_file;
+  if (!o.trace.empty()) {
+    int writable = 1;
+    if (env.rank() == 0) {
+      trace_file.open(o.trace);
+      writable = trace_file ? 1 : 0;
+    }
+    MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);  // every rank stops, not only rank 0
+    if (writable == 0) throw std::runtime_error("cannot write the trace to '" + o.trace + "'");
+    recorder.emplace(o.workers);
+    config.trace = &*recorder;
+  }
   using Ctx = stealpool::mpi::Context<UtsNode, Counts>;
   stealpool::mpi::DistExecutor<UtsNode, Counts> ex(
       config, [](std::size_t) { return Counts{}; },
@@ -139,6 +161,11 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
   });
   const double time_s = ex.reduce(ex.metrics().run_s, [](double a, double b) { return std::max(a, b); });
   const auto per_rank = ex.gather_metrics();
+  if (recorder) {
+    stealpool::mpi::write_rank_traces(*recorder, MPI_COMM_WORLD, trace_file);
+    if (env.rank() == 0 && !trace_file.flush())
+      throw std::runtime_error("could not finish writing the trace to '" + o.trace + "'");
+  }
   if (env.rank() != 0) return 0;
   const int status = report(tree, total, time_s, env.size(), o.workers);
   if (o.metrics) {

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 #include "stealpool/trace.hpp"
@@ -48,6 +49,11 @@ class TraceRecorder final : public TraceSink {
   // The whole timeline, "process" `name`, one thread per worker. A run slice
   // still open at the end is closed at the last event.
   void write_chrome_json(std::ostream& out, const char* name = "stealpool") const;
+  // The same events without the document around them, as process `pid` named
+  // `name`: for a file that holds several processes' timelines (one per MPI
+  // rank: stealpool::mpi::write_rank_traces). Comma-separated, no leading or
+  // trailing comma.
+  void write_chrome_events(std::ostream& out, int pid, const std::string& name) const;
 
  private:
   struct alignas(64) Lane {  // one worker's, written by that worker only

@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,6 +23,8 @@
 #include <vector>
 
 #include "stealpool/mpi/dist_executor.hpp"
+#include "stealpool/mpi/trace.hpp"
+#include "stealpool/trace_recorder.hpp"
 #include "uts.hpp"
 
 namespace {
@@ -74,9 +78,10 @@ volatile std::uint64_t g_sink;
 
 using RangeExec = mpi::DistExecutor<Range, Visits>;
 
-RangeExec make_range_executor(std::size_t workers, std::uint32_t throw_at) {
+RangeExec make_range_executor(std::size_t workers, std::uint32_t throw_at, stealpool::TraceSink* trace = nullptr) {
   mpi::DistConfig config;
   config.workers = workers;
+  config.trace = trace;
   return RangeExec(
       config, [](std::size_t) { return Visits{std::vector<std::uint32_t>(kIds, 0)}; },
       [throw_at](Range r, mpi::Context<Range, Visits>& ctx) {
@@ -129,6 +134,36 @@ bool every_task_runs_exactly_once(std::size_t workers, bool spread) {
   const std::uint64_t given = ex.reduce(ex.metrics().tasks_given, [](std::uint64_t a, std::uint64_t b) { return a + b; });
   const std::uint64_t stolen = ex.reduce(ex.metrics().tasks_stolen, [](std::uint64_t a, std::uint64_t b) { return a + b; });
   if (given != stolen) return fail("tasks given " + std::to_string(given) + " != tasks stolen " + std::to_string(stolen));
+  return true;
+}
+
+// write_rank_traces: one document, a process per rank, and the run slices of
+// all ranks together count every task that ran (the recorder counts the tasks a
+// worker found in each slice; the last slice closes before a worker stops).
+bool a_trace_has_a_process_per_rank_and_counts_every_task() {
+  const std::size_t workers = 2;
+  stealpool::TraceRecorder recorder(workers);
+  RangeExec ex = make_range_executor(workers, kIds, &recorder);
+  seed_ranges(ex, true);
+  ex.run();
+  std::ostringstream doc;
+  mpi::write_rank_traces(recorder, MPI_COMM_WORLD, doc);
+  const std::uint64_t run = ex.reduce(ex.metrics().tasks_run, [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  if (ex.rank() != 0) return doc.str().empty() || fail("a rank other than 0 wrote part of the document");
+  const std::string text = doc.str();
+  if (text.rfind("{\"displayTimeUnit\"", 0) != 0 || text.find("\n]}\n") != text.size() - 4)
+    return fail("not one JSON document: " + text.substr(0, 80));
+  for (int r = 0; r < ex.size(); ++r) {
+    const std::string process = "\"pid\": " + std::to_string(r + 1) + ", \"name\": \"process_name\", \"args\": {\"name\": \"rank " +
+                                std::to_string(r) + "\"}";
+    if (text.find(process) == std::string::npos) return fail("no process track for rank " + std::to_string(r));
+  }
+  std::uint64_t in_slices = 0;
+  const std::regex tasks("\"tasks\": ([0-9]+)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), tasks); it != std::sregex_iterator(); ++it)
+    in_slices += std::stoull((*it)[1].str());
+  if (in_slices != run)
+    return fail("run slices count " + std::to_string(in_slices) + " tasks, the ranks ran " + std::to_string(run));
   return true;
 }
 
@@ -293,6 +328,8 @@ bool run_scenario(std::string_view name) {
   if (name == "uts_small_tree_counts_match_serial") return uts_small_tree_counts_match_serial(2);
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
   if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
+  if (name == "a_trace_has_a_process_per_rank_and_counts_every_task")
+    return a_trace_has_a_process_per_rank_and_counts_every_task();
   if (name == "a_bad_config_on_one_rank_fails_every_rank_naming_it")
     return a_bad_config_on_one_rank_fails_every_rank_naming_it();
   if (name == "workers_that_cannot_start_on_one_rank_stop_every_rank")

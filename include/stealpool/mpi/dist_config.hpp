@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "stealpool/trace.hpp"
+
 namespace stealpool::mpi {
 
 struct DistConfig {
@@ -15,6 +17,8 @@ struct DistConfig {
   std::size_t max_batch = 4096;   // most tasks one steal reply or lifeline push carries, >= 1
   std::uint64_t seed = 0x5EEDu;   // victim choice; mixed with the rank and the worker id
   MPI_Comm comm = MPI_COMM_WORLD; // the ranks taking part; duplicated, so our messages never meet the caller's
+  TraceSink* trace = nullptr;     // this rank's workers report to it (trace.hpp); must outlive the executor.
+                                  // A TraceRecorder here, then write_rank_traces(): one file, a process per rank
 
   // std::invalid_argument naming the field and its value.
   void validate() const;

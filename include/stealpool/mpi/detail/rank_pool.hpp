@@ -34,6 +34,7 @@
 #include "stealpool/mpi/dist_config.hpp"
 #include "stealpool/queue/chase_lev_deque.hpp"
 #include "stealpool/rng.hpp"
+#include "stealpool/trace.hpp"
 
 namespace stealpool::mpi::detail {
 
@@ -233,8 +234,10 @@ class RankPool final : public LocalPool {
       // before its CAS) happen before our release below.
       std::atomic_thread_fence(std::memory_order::acquire);
       outstanding_.value.fetch_sub(1, std::memory_order::acq_rel);  // [MPI-outstanding] token down
+      if (trace_ != nullptr) [[unlikely]]  // before the stop check: the last run slice ends
+        trace_->on_idle(id);
       if (stop_.value.load(std::memory_order::acquire)) return;    // [MPI-stop]
-      idle_wait(me);
+      idle_wait(id, me);
     }
   }
 
@@ -253,9 +256,18 @@ class RankPool final : public LocalPool {
   }
 
   std::optional<T> find_task(std::size_t id, WorkerLocal& me) {
-    if (std::optional<T> t = deques_[id]->pop()) return t;
+    if (std::optional<T> t = deques_[id]->pop()) {
+      if (trace_ != nullptr) [[unlikely]]
+        trace_->on_task(id, TaskSource::local, id);
+      return t;
+    }
     if (inbound_size_.value.load(std::memory_order::relaxed) != 0) {  // a hint; take_inbound locks
-      if (std::optional<T> t = take_inbound_chunk(id)) return t;
+      if (std::optional<T> t = take_inbound_chunk(id)) {
+        // "injector": the rank's inbound queue (seeds and batches from other ranks).
+        if (trace_ != nullptr) [[unlikely]]
+          trace_->on_task(id, TaskSource::injector, id);
+        return t;
+      }
     }
     const std::size_t n = deques_.size();
     if (n < 2) return std::nullopt;
@@ -268,6 +280,8 @@ class RankPool final : public LocalPool {
         Steal<T> s = deques_[v]->steal();
         if (s.is_success()) {
           ++me.local_steals;
+          if (trace_ != nullptr) [[unlikely]]
+            trace_->on_task(id, TaskSource::steal, v);
           return std::move(s).value();
         }
         retry |= s.is_retry();
@@ -326,7 +340,7 @@ class RankPool final : public LocalPool {
     return false;
   }
 
-  void idle_wait(WorkerLocal& me) {
+  void idle_wait(std::size_t id, WorkerLocal& me) {
     const auto t0 = std::chrono::steady_clock::now();
     // [MPI-sleep-dekker] the epoch is read before we announce ourselves: a wake
     // after this read changes it, so the wait below returns at once.
@@ -336,8 +350,13 @@ class RankPool final : public LocalPool {
     // checks below; pairs with the waker's fence between its push and its read
     // of the count. One of the two sees the other.
     std::atomic_thread_fence(std::memory_order::seq_cst);
-    if (!work_visible() && !stop_.value.load(std::memory_order::acquire))  // [MPI-stop]
+    if (!work_visible() && !stop_.value.load(std::memory_order::acquire)) {  // [MPI-stop]
+      if (trace_ != nullptr) [[unlikely]]
+        trace_->on_park(id);
       epoch_.value.wait(epoch, std::memory_order::acquire);
+      if (trace_ != nullptr) [[unlikely]]
+        trace_->on_unpark(id, true);
+    }
     sleepers_.value.fetch_sub(1, std::memory_order::relaxed);  // a count for wakers' hints only
     me.idle += std::chrono::steady_clock::now() - t0;
   }
@@ -379,6 +398,7 @@ class RankPool final : public LocalPool {
 
   // Immutable after construction.
   const DistConfig config_;
+  TraceSink* const trace_ = config_.trace;  // null unless tracing
   const int rank_;
   const ScratchInit init_;
   const Runner runner_;
