@@ -16,8 +16,8 @@
 //                 park up to 64x, then workers park with no
 //                 timeout (wake-ups are never lost, so a timeout
 //                 only bounds latency, it is not needed for
-//                 correctness). A pool of one worker parks
-//                 with no timeout (core/tiered_idle.hpp)
+//                 correctness). The last worker to fall
+//                 asleep parks with no timeout (sleep/README.md)
 //   pin_threads   pin worker i to the i-th allowed CPU (Linux)    false (see
 //                 default_pin_threads() for why)
 //   trace         a TraceSink (stealpool/trace.hpp) the workers     null (off)

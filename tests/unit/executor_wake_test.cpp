@@ -201,6 +201,44 @@ TEST(ExecutorWake, NoLostWakeUpWithASleepMaskSpanningSeveralWords) {
 }
 
 // join() of a pool whose workers sleep with a 1 h timeout must wake them.
+// Counts the parks that ended by timeout.
+class TimeoutCount final : public sp::TraceSink {
+ public:
+  void on_task(std::size_t, sp::TaskSource, std::size_t) noexcept override {}
+  void on_idle(std::size_t) noexcept override {}
+  void on_park(std::size_t) noexcept override {}
+  // relaxed: a count read after join(); nothing else is published by it.
+  void on_unpark(std::size_t, bool notified) noexcept override {
+    if (!notified) timeouts_.fetch_add(1, std::memory_order_relaxed);
+  }
+  int timeouts() const { return timeouts_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int> timeouts_{0};
+};
+
+// [SLEEP-last]: the worker whose announcement makes every worker asleep parks
+// with no timeout; the others time out, find all the rest asleep and park with
+// none too. So an idle pool stops timing out after about one park_timeout,
+// instead of doubling it six times (20, 60, 140, 300 ms: 3-4 timeouts a worker
+// in 300 ms). Races between workers waking at once can cost a second round.
+TEST(ExecutorWake, TheLastWorkerToFallAsleepParksWithNoTimeout) {
+  for (std::size_t workers : {1u, 2u, 4u}) {
+    TimeoutCount count;
+    sp::ExecutorConfig cfg = sptest::config_with(workers);
+    cfg.park_timeout = 20ms;
+    cfg.spin_iters = 0;
+    cfg.trace = &count;
+    {
+      sp::Executor<int> ex(cfg, [](int, auto&) {});
+      ASSERT_TRUE(ex.spawn_external(1));
+      std::this_thread::sleep_for(300ms);
+      (void)ex.join();
+    }
+    EXPECT_LE(count.timeouts(), 2 * static_cast<int>(workers - 1)) << workers << " workers";
+  }
+}
+
 TEST(ExecutorWake, JoinWakesWorkersParkedWithALongTimeout) {
   sptest::Watchdog dog("JoinWakesWorkersParkedWithALongTimeout", 60s);
   for (std::size_t workers : {1u, 4u, 32u}) {

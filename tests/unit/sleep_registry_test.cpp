@@ -207,3 +207,12 @@ TEST(SleepRegistryRace, DekkerHandshakeNeverStrandsPublishedWork) {
 }
 
 }  // namespace
+
+TEST(SleepRegistry, AnnounceReturnsHowManyWorkersAreAnnouncedNow) {
+  stealpool::detail::SleepRegistry<> reg(3);
+  EXPECT_EQ(reg.announce(0), 1u);
+  EXPECT_EQ(reg.announce(2), 2u);
+  EXPECT_TRUE(reg.cancel(0));
+  EXPECT_EQ(reg.announce(1), 2u);
+  EXPECT_EQ(reg.announce(0), 3u);  // the last one: every worker announced
+}

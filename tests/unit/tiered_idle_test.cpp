@@ -102,17 +102,3 @@ TEST(TieredIdle, HugeParkTimeoutDoesNotOverflowWhenDoubled) {
 }
 
 }  // namespace
-
-TEST(TieredIdle, ALoneWorkerParksWithNoTimeoutFromTheFirstPark) {
-  spd::TieredIdle lone = spd::TieredIdle::for_pool(3, 200us, 1);
-  ASSERT_NO_FATAL_FAILURE(expect_spin_then_yield(lone, 3));
-  const spd::IdleAction a = lone.on_idle();
-  EXPECT_EQ(a.kind, spd::IdleKind::park);
-  EXPECT_EQ(a.timeout, spd::Parker::kForever);
-}
-
-TEST(TieredIdle, AWorkerWithSiblingsParksWithTheConfiguredTimeout) {
-  spd::TieredIdle idle = spd::TieredIdle::for_pool(3, 200us, 2);
-  ASSERT_NO_FATAL_FAILURE(expect_spin_then_yield(idle, 3));
-  EXPECT_EQ(idle.on_idle().timeout, 200us);
-}

@@ -225,7 +225,7 @@ class ExecutorWorker {
   // actions are carried out.
   template <class Latch, class Trace>
   void wait_with(Latch& latch, Trace trace) noexcept {
-    TieredIdle idle = make_idle();
+    TieredIdle idle(shared_.config.spin_iters, shared_.config.park_timeout);
     for (;;) {
       const WaitResult r = wait_step(*this, latch, idle, trace);
       switch (r.kind) {
@@ -248,7 +248,7 @@ class ExecutorWorker {
   void wait_isolated(Latch& latch, const void* tag) noexcept
     requires kSplit
   {
-    TieredIdle idle = make_idle();
+    TieredIdle idle(shared_.config.spin_iters, shared_.config.park_timeout);
     while (!latch.probe()) {
       std::optional<Stored> item = pop_local();
       bool from_local = item.has_value();
@@ -275,10 +275,6 @@ class ExecutorWorker {
  private:
   static inline thread_local ExecutorWorker* current_ = nullptr;
 
-  TieredIdle make_idle() const noexcept {
-    return TieredIdle::for_pool(shared_.config.spin_iters, shared_.config.park_timeout, shared_.config.workers);
-  }
-
   // A push or pop made items public: the producer side of [SLEEP-dekker]. A
   // publish is a batch: wake as many sleepers as there are public items (one
   // per publish left the others asleep beside stealable work until the deque
@@ -301,7 +297,8 @@ class ExecutorWorker {
     settle();  // [LEDGER-bound]: never sleep holding units, or join() would wait forever
     if (!latch.prepare_sleep()) return;  // already set
     const std::size_t id = ctx_.id_;
-    shared_.sleep.announce(id);  // [SLEEP-dekker]
+    // [SLEEP-last]: the last worker to fall asleep parks with no timeout.
+    if (shared_.sleep.announce(id) == shared_.config.workers) timeout = Parker::kForever;  // [SLEEP-dekker]
     if ((!isolated && shared_.work_visible()) || latch.probe()) {
       (void)shared_.sleep.cancel(id);
       latch.end_sleep();
@@ -319,7 +316,7 @@ class ExecutorWorker {
 
   ExecutorWorker(WorkerCtx<T, S>& ctx, const typename ExecutorBody<T, S>::Runner& runner)
       : ctx_(ctx), shared_(*ctx.shared_), deque_(ctx.deque_), runner_(runner),
-        idle_(make_idle()), trace_sink_(shared_.config.trace) {}
+        idle_(shared_.config.spin_iters, shared_.config.park_timeout), trace_sink_(shared_.config.trace) {}
 
   // Tracing is chosen once, here: without a sink the loop is compiled with
   // NoopTrace, whose hooks vanish. (A test of the sink at every hook cost ~15%

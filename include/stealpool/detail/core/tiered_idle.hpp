@@ -9,14 +9,9 @@
 // sleep/README.md); the timeout only bounds how stale a sleeper's view can be.
 // A park ended by a wake-up (work arrived) starts again from the first tier.
 //
-// A pool of ONE worker parks with no timeout from the first park (for_pool()).
-// What the timeout bounds is how long a sleeper can miss a sibling's local work
-// (local spawns do not fence, core/README.md, "Waking siblings from local
-// spawns"); a lone worker has no siblings, and everything that can give it work
-// (an injector push, a latch it waits on, stop) wakes it through the fenced
-// protocol. And a timed park that is ended by a wake-up makes that wake-up
-// slower: a task given to an idle one-worker pool started after 8.5-14 us (p50)
-// with timed parks and 5.7-7.6 us without (docs/wakeup.md, "One worker").
+// The timeout is the caller's to drop: a worker that finds every worker of its
+// pool asleep parks with none (ExecutorWorker::sleep_on, sleep/README.md, "The
+// last one to sleep parks with no timeout").
 //
 // Why every spin round yields (rather than seed 000's pause-spinning with a
 // yield every 16th round): sched_yield returns at once when no other thread wants
@@ -30,7 +25,6 @@
 #pragma once
 
 #include <chrono>
-#include <cstddef>
 #include <cstdint>
 
 #include "stealpool/detail/core/worker_step.hpp"
@@ -44,12 +38,6 @@ class TieredIdle {
 
   TieredIdle(std::uint32_t spin_iters, std::chrono::nanoseconds park_timeout) noexcept
       : spin_iters_(spin_iters), park_timeout_(park_timeout) {}
-
-  // The policy for a worker of a pool of `workers` (see the header comment).
-  static TieredIdle for_pool(std::uint32_t spin_iters, std::chrono::nanoseconds park_timeout,
-                             std::size_t workers) noexcept {
-    return TieredIdle(spin_iters, workers == 1 ? Parker::kForever : park_timeout);
-  }
 
   void on_work() noexcept {
     rounds_ = 0;

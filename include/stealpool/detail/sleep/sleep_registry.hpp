@@ -50,12 +50,14 @@ class SleepRegistry {
 
   ParkerT& parker(std::size_t w) noexcept { return parkers_[w].value; }
 
-  // Sleeper w, before its final re-check of the queues.
-  void announce(std::size_t w) noexcept {
+  // Sleeper w, before its final re-check of the queues. Returns how many
+  // workers are announced now, w included ([SLEEP-last] uses it).
+  std::size_t announce(std::size_t w) noexcept {
     mask_[w / 64].fetch_or(bit(w), std::memory_order::seq_cst);  // seen by wake() via sleeping_
     // seq_cst RMW (a release): a waker that reads the new count with acquire sees the bit.
-    sleeping_.value.fetch_add(1, std::memory_order::seq_cst);
+    const std::size_t asleep = sleeping_.value.fetch_add(1, std::memory_order::seq_cst) + 1;
     Sync::fence(std::memory_order::seq_cst);  // [SLEEP-dekker] before the re-check loads
+    return asleep;
   }
 
   // Sleeper w, after finding work in its re-check or after waking. Returns true if
