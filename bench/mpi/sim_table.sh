@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# bench/mpi/sim_table.sh <build dir> [trees] [workers]: the predicted efficiency
+# table of docs/distributed.md, from the rank simulator (sim/ranks/README.md),
+# which runs the MPI executor's own protocol code over a simulated network.
+# For each tree (default "T1 T3"), workers per rank (default "1 8") and network
+# (InfiniBand-class: 1.5 us, 100 Gbit/s; Ethernet: 50 us, 10 Gbit/s), at 16, 64,
+# 256 and 1,024 ranks: efficiency = serial time / (ranks x workers x simulated
+# time), with the simulated time in ms. Seed 1 (a run is deterministic). The
+# simulator checks every run (exact counts, termination) and this script stops
+# at the first violation. Times here are simulated, not measured: the machine's
+# load does not change them.
+set -euo pipefail
+build=${1:?usage: sim_table.sh <build dir> [trees] [workers]}
+trees=${2:-T1 T3}
+workers_list=${3:-1 8}
+exe="$build/sim/stealpool_sim"
+rank_counts=(16 64 256 1024)
+networks=("1.5 100 InfiniBand-class (1.5 us, 100 Gbit/s)" "50 10 Ethernet (50 us, 10 Gbit/s)")
+printf '| tree | workers/rank | network |'
+for r in "${rank_counts[@]}"; do printf ' %s ranks |' "$r"; done
+printf '\n|---|---|---|'
+for _ in "${rank_counts[@]}"; do printf -- '---|'; done
+printf '\n'
+for tree in $trees; do
+  for workers in $workers_list; do
+    for net in "${networks[@]}"; do
+      read -r lat bw name <<<"$net"
+      printf '| %s | %s | %s |' "$tree" "$workers" "$name"
+      for ranks in "${rank_counts[@]}"; do
+        out=$(nice -n 19 "$exe" ranks --tree "$tree" --ranks "$ranks" --workers "$workers" \
+                --latency-us "$lat" --bandwidth-gbps "$bw" --seed 1) || {
+          echo "$out" >&2
+          exit 1
+        }
+        eff=$(sed -n 's/.*efficiency=\([0-9.]*\).*/\1/p' <<<"$out")
+        ms=$(sed -n 's/.* time_s=\([0-9.]*\).*/\1/p' <<<"$out" | awk '{printf "%.2f", $1 * 1000}')
+        printf ' %s (%s ms) |' "$eff" "$ms"
+      done
+      printf '\n'
+    done
+  done
+done
