@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# bench/mpi/sim_table.sh <build dir> [trees] [workers]: the predicted efficiency
+# bench/mpi/sim_table.sh <build dir> [trees] [workers] [ranks]: the predicted efficiency
 # table of docs/distributed.md, from the rank simulator (sim/ranks/README.md),
 # which runs the MPI executor's own protocol code over a simulated network.
 # For each tree (default "T1 T3"), workers per rank (default "1 8") and network
 # (InfiniBand-class: 1.5 us, 100 Gbit/s; Ethernet: 50 us, 10 Gbit/s), at 16, 64,
-# 256 and 1,024 ranks: efficiency = serial time / (ranks x workers x simulated
-# time), with the simulated time in ms. Seed 1 (a run is deterministic). The
+# 256 and 1,024 ranks (default): efficiency = serial time / (ranks x workers x
+# simulated time), then the simulated time and, of it, the termination
+# detection (from the last node's end to the last rank's exit), in ms. Seed 1
+# (a run is deterministic). The
 # simulator checks every run (exact counts, termination) and this script stops
 # at the first violation. Times here are simulated, not measured: the machine's
 # load does not change them.
 set -euo pipefail
-build=${1:?usage: sim_table.sh <build dir> [trees] [workers]}
+build=${1:?usage: sim_table.sh <build dir> [trees] [workers] [ranks]}
 trees=${2:-T1 T3}
 workers_list=${3:-1 8}
 exe="$build/sim/stealpool_sim"
-rank_counts=(16 64 256 1024)
+read -r -a rank_counts <<<"${4:-16 64 256 1024}"
 networks=("1.5 100 InfiniBand-class (1.5 us, 100 Gbit/s)" "50 10 Ethernet (50 us, 10 Gbit/s)")
 printf '| tree | workers/rank | network |'
 for r in "${rank_counts[@]}"; do printf ' %s ranks |' "$r"; done
@@ -34,7 +36,8 @@ for tree in $trees; do
         }
         eff=$(sed -n 's/.*efficiency=\([0-9.]*\).*/\1/p' <<<"$out")
         ms=$(sed -n 's/.* time_s=\([0-9.]*\).*/\1/p' <<<"$out" | awk '{printf "%.2f", $1 * 1000}')
-        printf ' %s (%s ms) |' "$eff" "$ms"
+        detect=$(sed -n 's/.* detect_s=\([0-9.]*\).*/\1/p' <<<"$out" | awk '{printf "%.2f", $1 * 1000}')
+        printf ' %s (%s ms, %s) |' "$eff" "$ms" "$detect"
       done
       printf '\n'
     done

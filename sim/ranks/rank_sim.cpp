@@ -387,17 +387,18 @@ std::uint64_t RankSimResult::total_crossings() const noexcept {
 }
 
 double calibrated_node_cost_s(const UtsTree& tree) {
-  // Serial walks on the project machine, quiet (docs/distributed.md, 2026-11-26).
+  // Serial walks on the project machine, quiet (docs/distributed.md, 2026-11-26);
+  // the large trees (T1L, T3L) are assumed to cost what T1 and T3 cost per node.
   if (tree.type == stealbench::fj::UtsType::kBinomial) return 0.390 / 4'112'897.0;
   return 0.618 / 4'130'071.0;
 }
 
 UtsTree tree_by_name(const std::string& name) {
   for (const UtsTree* t : {&stealbench::fj::kUtsT1, &stealbench::fj::kUtsT2, &stealbench::fj::kUtsT3,
-                           &stealbench::fj::kUtsT5, &kSmallGeometric, &kSmallBinomial})
+                           &stealbench::fj::kUtsT5, &kUtsT1L, &kUtsT3L, &kSmallGeometric, &kSmallBinomial})
     if (name == t->name) return *t;
   std::string m = "unknown tree '";
-  m.append(name).append("' (T1, T2, T3, T5, small-geo, small-bin)");
+  m.append(name).append("' (T1, T2, T3, T5, T1L, T3L, small-geo, small-bin)");
   throw std::invalid_argument(m);
 }
 

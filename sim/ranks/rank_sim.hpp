@@ -48,6 +48,15 @@ double calibrated_node_cost_s(const stealbench::fj::UtsTree& tree);
 // "T1", "T3", ... (the trees of uts.hpp, and the small test trees below);
 // std::invalid_argument naming an unknown one.
 stealbench::fj::UtsTree tree_by_name(const std::string& name);
+// The ~100-million-node sample trees of the UTS distribution (its
+// sample_workloads file; not in uts.hpp because no test walks them): every
+// simulator run checks its counts against these.
+//   T1L: -t 1 -a 3 -d 13 -b 4 -r 29              102,181,082 nodes, 81,746,377 leaves, depth 13
+//   T3L: -t 0 -b 2000 -q 0.200014 -m 5 -r 7      111,345,631 nodes, 89,076,904 leaves, depth 17,844
+inline constexpr stealbench::fj::UtsTree kUtsT1L{"T1L", stealbench::fj::UtsType::kGeometric, 4.0, 29, 0, 0.0,
+                                                 stealbench::fj::UtsShape::kFixed, 13, 102'181'082, 81'746'377, 13};
+inline constexpr stealbench::fj::UtsTree kUtsT3L{"T3L", stealbench::fj::UtsType::kBinomial, 2000.0, 7, 5, 0.200014,
+                                                 stealbench::fj::UtsShape::kLinear, 0, 111'345'631, 89'076'904, 17844};
 // Small trees for tests (counted by a serial walk, not published): the T1 and T3
 // generators cut to a few thousand nodes.
 inline constexpr stealbench::fj::UtsTree kSmallGeometric{

@@ -162,7 +162,16 @@ int ranks_main(int argc, char** argv) {
     print_result(c, r, per_rank);
     if (!r.violations.empty()) {
       for (const std::string& v : r.violations) std::printf("%s\n", v.c_str());
-      std::printf("seed %lld failed; replay: stealpool_sim ranks ... --seed %lld --trace\n", s, s);
+      std::string replay = "stealpool_sim ranks";
+      for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--seed" || a == "--seeds") {
+          ++i;  // replaced by the failing seed
+          continue;
+        }
+        if (a != "--trace") replay.append(" ").append(a);
+      }
+      std::printf("seed %lld failed; replay: %s --seed %lld --trace\n", s, replay.c_str(), s);
       return 1;
     }
   }
