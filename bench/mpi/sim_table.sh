@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/mpi/sim_table.sh <build dir> [trees] [workers] [ranks]: the predicted efficiency
+# bench/mpi/sim_table.sh <build dir> [trees] [workers] [ranks] [progress]: the predicted efficiency
 # table of docs/distributed.md, from the rank simulator (sim/ranks/README.md),
 # which runs the MPI executor's own protocol code over a simulated network.
 # For each tree (default "T1 T3"), workers per rank (default "1 8") and network
@@ -7,16 +7,19 @@
 # 256 and 1,024 ranks (default): efficiency = serial time / (ranks x workers x
 # simulated time), then the simulated time and, of it, the termination
 # detection (from the last node's end to the last rank's exit), in ms. Seed 1
-# (a run is deterministic). The
+# (a run is deterministic). progress: polling (default: the progress thread
+# answers each message when it arrives) or sleeping (it follows the real
+# Progress::run() rounds and sleeps; sim/ranks/README.md). The
 # simulator checks every run (exact counts, termination) and this script stops
 # at the first violation. Times here are simulated, not measured: the machine's
 # load does not change them.
 set -euo pipefail
-build=${1:?usage: sim_table.sh <build dir> [trees] [workers] [ranks]}
+build=${1:?usage: sim_table.sh <build dir> [trees] [workers] [ranks] [progress]}
 trees=${2:-T1 T3}
 workers_list=${3:-1 8}
 exe="$build/sim/stealpool_sim"
 read -r -a rank_counts <<<"${4:-16 64 256 1024}"
+progress=${5:-polling}
 networks=("1.5 100 InfiniBand-class (1.5 us, 100 Gbit/s)" "50 10 Ethernet (50 us, 10 Gbit/s)")
 printf '| tree | workers/rank | network |'
 for r in "${rank_counts[@]}"; do printf ' %s ranks |' "$r"; done
@@ -30,7 +33,7 @@ for tree in $trees; do
       printf '| %s | %s | %s |' "$tree" "$workers" "$name"
       for ranks in "${rank_counts[@]}"; do
         out=$(nice -n 19 "$exe" ranks --tree "$tree" --ranks "$ranks" --workers "$workers" \
-                --latency-us "$lat" --bandwidth-gbps "$bw" --seed 1) || {
+                --latency-us "$lat" --bandwidth-gbps "$bw" --progress "$progress" --seed 1) || {
           echo "$out" >&2
           exit 1
         }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "stealpool/mpi/detail/progress_sleep.hpp"
 #include "stealpool/rng.hpp"
 
 namespace stealpool::sim::ranks {
@@ -28,6 +29,9 @@ static_assert(std::is_trivially_copyable_v<UtsNode>, "nodes travel as their byte
 // transport's headers, roughly.
 constexpr std::uint64_t kHeaderBytes = 64;
 constexpr double kPicosecond = 1e-12;
+// With sleeping_progress: what a round of the progress thread that did something
+// costs before the next one probes (MPI_Iprobe, MPI_Test, the decisions).
+constexpr std::int64_t kBusyRoundPs = 1'000'000;  // 1 us
 
 std::string fmt(const char* format, auto... args) {
   char buf[256];
@@ -93,16 +97,20 @@ struct Message {
   std::vector<std::byte> bytes;
 };
 
-// An event: a worker finishes its node, or a message arrives. Ordered by time,
-// then by the order they were scheduled in (so a seed gives one run).
+// An event: a worker finishes its node, a message arrives, or (sleeping_progress)
+// a rank's progress thread wakes for a round. Ordered by time, then by the order
+// they were scheduled in (so a seed gives one run).
 struct Event {
   std::int64_t time_ps;
   std::uint64_t seq;
   int rank;
-  int worker;          // >= 0: worker `worker` of `rank` finished; -1: message `message` arrives
+  int worker;          // >= 0: worker `worker` of `rank` finished; kArrival: message `message` arrives; kWake
   std::size_t message;
   bool operator>(const Event& o) const noexcept { return time_ps != o.time_ps ? time_ps > o.time_ps : seq > o.seq; }
 };
+
+constexpr int kArrival = -1;
+constexpr int kWake = -2;
 
 class RankSim;
 
@@ -127,7 +135,8 @@ struct SimRank {
   std::int64_t link_free_ps = 0;      // the outgoing link sends nothing before this
   std::int64_t last_arrival_ps = 0;   // messages of one sender arrive in order (MPI's non-overtaking)
   std::uint64_t passed_wave = 0;      // the wave in which the token last left this rank
-  bool terminated_seen = false;
+  std::deque<std::size_t> inbox;      // sleeping_progress: arrived, not yet received (message slots)
+  unsigned quiet_rounds = 0;          // sleeping_progress: rounds in a row that did nothing
 };
 
 class RankSim {
@@ -155,7 +164,12 @@ class RankSim {
   void violation(std::string text) {
     if (result_.violations.size() < 20) result_.violations.push_back(std::move(text));
   }
-  void deliver(std::size_t slot);
+  void arrive(std::size_t slot);
+  void hand_over(std::size_t slot);
+  void progress_round(int rank);
+  void after_step(int rank) {
+    if (rank == 0 && ranks_[0]->protocol.terminated() && !declared_) check_termination_declared();
+  }
   void finish_node(int rank, int worker);
   void dispatch(int rank);
   void decide(int rank);
@@ -213,10 +227,34 @@ void RankSim::send(int source, int dest, int tag, std::vector<std::byte> bytes, 
     free_.pop_back();
   }
   messages_[slot] = Message{source, dest, tag, counted, std::move(bytes)};
-  schedule(arrive, dest, -1, slot);
+  schedule(arrive, dest, kArrival, slot);
 }
 
-void RankSim::deliver(std::size_t slot) {
+// A message reaches its rank: received at once, or (sleeping_progress) left in
+// the inbox for the progress thread's next round.
+void RankSim::arrive(std::size_t slot) {
+  const Message& m = messages_[slot];
+  SimRank& d = *ranks_[static_cast<std::size_t>(m.dest)];
+  if (d.protocol.terminated()) {
+    // The real loop has stopped receiving: this message would be left unreceived
+    // at MPI_Finalize.
+    violation(fmt("VIOLATION: %s from rank %d reached rank %d after it terminated (left unreceived at MPI_Finalize)",
+                  mpi::detail::tag_name(m.tag), m.source, m.dest));
+    free_.push_back(slot);
+    return;
+  }
+  if (c_.sleeping_progress) {
+    d.inbox.push_back(slot);
+    return;
+  }
+  const int dest = m.dest;
+  hand_over(slot);
+  dispatch(dest);
+  decide(dest);
+}
+
+// The protocol receives the message: from here it is no longer in flight.
+void RankSim::hand_over(std::size_t slot) {
   Message m = std::move(messages_[slot]);
   free_.push_back(slot);
   SimRank& d = *ranks_[static_cast<std::size_t>(m.dest)];
@@ -225,18 +263,35 @@ void RankSim::deliver(std::size_t slot) {
   if (c_.trace)
     std::printf("  t=%.9f %d -> %d %s (%zu bytes)\n", static_cast<double>(now_ps_) * kPicosecond, m.source, m.dest,
                 mpi::detail::tag_name(m.tag), m.bytes.size());
-  if (d.protocol.terminated()) {
-    // The real loop has stopped receiving: this message would be left unreceived
-    // at MPI_Finalize.
-    violation(fmt("VIOLATION: %s from rank %d reached rank %d after it terminated (left unreceived at MPI_Finalize)",
-                  mpi::detail::tag_name(m.tag), m.source, m.dest));
-    return;
-  }
   if (m.counted && token_out_ && d.passed_wave == wave_) ++result_.crossings[m.tag & 7];
   if (m.tag == mpi::detail::kToken && m.dest == 0) token_out_ = false;
   d.protocol.receive(m.source, m.tag, m.bytes);
-  dispatch(m.dest);
-  decide(m.dest);
+}
+
+// sleeping_progress: one round of Progress::run() on `rank`, then its next wake-up.
+void RankSim::progress_round(int rank) {
+  SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
+  bool busy = false;
+  for (int i = 0; i < mpi::detail::kProgressMessagesPerRound && !r.inbox.empty() && !r.protocol.terminated(); ++i) {
+    const std::size_t slot = r.inbox.front();
+    r.inbox.pop_front();
+    hand_over(slot);
+    busy = true;
+  }
+  dispatch(rank);
+  if (r.protocol.terminated()) return;  // the loop ends; what is left in the inbox is reported at the end
+  busy |= r.protocol.step();
+  after_step(rank);
+  if (r.protocol.terminated()) return;
+  std::int64_t next = now_ps_ + kBusyRoundPs;
+  if (busy) {
+    r.quiet_rounds = 0;
+  } else {
+    next = now_ps_ + static_cast<std::int64_t>(mpi::detail::progress_sleep_us(r.protocol.passive(), r.protocol.hunting(),
+                                                                              r.quiet_rounds)) * 1'000'000;
+    ++r.quiet_rounds;
+  }
+  schedule(next, rank, kWake, 0);
 }
 
 void RankSim::finish_node(int rank, int worker) {
@@ -258,7 +313,7 @@ void RankSim::finish_node(int rank, int worker) {
     for (const UtsNode& child : children_) r.pool.queue_.push_back(child);
   }
   dispatch(rank);
-  decide(rank);
+  if (!c_.sleeping_progress) decide(rank);
 }
 
 // Idle workers take the newest queued nodes; after a cancel they drop them.
@@ -286,7 +341,7 @@ void RankSim::decide(int rank) {
   SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
   for (int round = 0; round < 16 && !r.protocol.terminated(); ++round)
     if (!r.protocol.step()) break;
-  if (rank == 0 && r.protocol.terminated() && !declared_) check_termination_declared();
+  after_step(rank);
 }
 
 // Rank 0 has just declared termination (its notices are in flight, uncounted).
@@ -307,13 +362,19 @@ void RankSim::check_termination_declared() {
 
 void RankSim::check_end() {
   for (const auto& r : ranks_)
+    if (!r->inbox.empty())
+      violation(fmt("VIOLATION: rank %d terminated with %zu messages not received (left at MPI_Finalize)",
+                    r->protocol.rank(), r->inbox.size()));
+  for (const auto& r : ranks_)
     if (!r->protocol.terminated())
       violation(fmt("VIOLATION: no event left but rank %d has not terminated (%s)", r->protocol.rank(),
                     r->pool.dry() ? "dry: the protocol is stuck" : "it still holds work"));
   std::sort(fingerprints_.begin(), fingerprints_.end());
   const auto dup = std::adjacent_find(fingerprints_.begin(), fingerprints_.end());
   if (dup != fingerprints_.end()) violation(fmt("VIOLATION: exactly-once: node %016llx ran twice", (unsigned long long)*dup));
-  const bool failing = c_.fail_rank >= 0;
+  // A failure is configured but may not happen (the rank never ran that many
+  // nodes): then the run must be complete, like any other.
+  const bool failing = c_.fail_rank >= 0 && ranks_[static_cast<std::size_t>(c_.fail_rank)]->pool.failed_;
   if (!failing && c_.tree.nodes != 0 &&
       (result_.nodes != c_.tree.nodes || result_.leaves != c_.tree.leaves || result_.depth != c_.tree.depth))
     violation(fmt("VIOLATION: counts: nodes=%llu leaves=%llu depth=%d, the UTS reference has %llu %llu %d",
@@ -332,7 +393,8 @@ RankSimResult RankSim::run() {
   start.pool.queue_.push_back(stealbench::fj::uts_root(c_.tree));
   for (int r = 0; r < c_.ranks; ++r) {
     dispatch(r);
-    decide(r);
+    if (c_.sleeping_progress) schedule(0, r, kWake, 0);
+    else decide(r);
   }
   while (!events_.empty()) {
     if (++result_.events > c_.max_events) {
@@ -344,7 +406,8 @@ RankSimResult RankSim::run() {
     events_.pop();
     now_ps_ = e.time_ps;
     if (e.worker >= 0) finish_node(e.rank, e.worker);
-    else deliver(e.message);
+    else if (e.worker == kWake) progress_round(e.rank);
+    else arrive(e.message);
   }
   check_end();
   result_.time_s = static_cast<double>(now_ps_) * kPicosecond;

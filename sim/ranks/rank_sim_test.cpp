@@ -108,6 +108,29 @@ TEST(RankSim, ACancelReachesEveryRankAndTheRunStillTerminates) {
   }
 }
 
+// The transport's rounds and sleeps (Progress::run()'s policy) in place of a
+// thread that answers at once: messages wait in the inbox for the next round,
+// and the same invariants must hold, a cancel included.
+TEST(RankSim, WithTheProgressThreadsSleepsCountsStayExactAndACancelStillEndsTheRun) {
+  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kSmallBinomial);
+  for (int ranks : {1, 2, 16, 64}) {
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      RankSimConfig c = small(kSmallBinomial, ranks, 2, seed);
+      c.sleeping_progress = true;
+      const RankSimResult r = run_rank_sim(c);
+      ASSERT_TRUE(r.violations.empty()) << "ranks " << ranks << " seed " << seed << "\n" << violations(r);
+      EXPECT_EQ(r.nodes, serial.nodes);
+      EXPECT_EQ(r.leaves, serial.leaves);
+      RankSimConfig failing = c;
+      failing.fail_rank = 0;  // it holds the root: its 5th to 15th node exists
+      failing.fail_after = 5 * seed;
+      const RankSimResult f = run_rank_sim(failing);
+      ASSERT_TRUE(f.violations.empty()) << "cancel, ranks " << ranks << " seed " << seed << "\n" << violations(f);
+      EXPECT_LT(f.nodes, serial.nodes);
+    }
+  }
+}
+
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {
   const RankSimResult a = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
   const RankSimResult b = run_rank_sim(small(kSmallBinomial, 16, 2, 9));

@@ -4,7 +4,8 @@
 //   stealpool_sim ranks --tree T1|T3|... [--ranks N] [--workers W] [--latency-us L]
 //       [--bandwidth-gbps B] [--node-ns C] [--seed S | --seeds A..B] [--jitter J]
 //       [--start-rank R] [--fail-rank R --fail-after K] [--random-steals N]
-//       [--max-batch N] [--mutant ignore-black|pass-token-when-busy] [--per-rank] [--trace]
+//       [--max-batch N] [--mutant ignore-black|pass-token-when-busy] [--progress polling|sleeping]
+//       [--per-rank] [--trace]
 //
 // Prints one line per seed (nodes, time, efficiency, messages, crossings), then
 // any violation. Exit 0: every invariant held on every seed; 1: a violation
@@ -59,9 +60,9 @@ mpi::detail::SafraMutant mutant_by_name(const std::string& name) {
 }
 
 void print_result(const RankSimConfig& c, const RankSimResult& r, bool per_rank) {
-  std::printf("tree=%s ranks=%d workers=%d latency_us=%g bandwidth_gbps=%g seed=%llu nodes=%llu leaves=%llu depth=%d "
+  std::printf("tree=%s ranks=%d workers=%d progress=%s latency_us=%g bandwidth_gbps=%g seed=%llu nodes=%llu leaves=%llu depth=%d "
               "time_s=%.6f detect_s=%.6f serial_s=%.6f efficiency=%.3f messages=%llu bytes=%llu waves=%llu crossings=%llu dropped=%llu\n",
-              c.tree.name, c.ranks, c.workers, c.latency_s * 1e6, c.bandwidth_Bps * 8 / 1e9,
+              c.tree.name, c.ranks, c.workers, c.sleeping_progress ? "sleeping" : "polling", c.latency_s * 1e6, c.bandwidth_Bps * 8 / 1e9,
               static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(r.nodes),
               static_cast<unsigned long long>(r.leaves), r.depth, r.time_s, r.time_s - r.last_node_s, r.serial_s, r.efficiency,
               static_cast<unsigned long long>(r.messages), static_cast<unsigned long long>(r.bytes),
@@ -141,7 +142,12 @@ int ranks_main(int argc, char** argv) {
       else if (a == "--random-steals") c.protocol.random_steals = static_cast<std::size_t>(count(0, 1 << 20));
       else if (a == "--max-batch") c.protocol.max_batch = static_cast<std::size_t>(count(1, 1 << 30));
       else if (a == "--mutant") c.protocol.mutant = mutant_by_name(value());
-      else if (a == "--per-rank") per_rank = true;
+      else if (a == "--progress") {
+        const std::string v = value();
+        if (v == "polling") c.sleeping_progress = false;
+        else if (v == "sleeping") c.sleeping_progress = true;
+        else bad_value(a, v, "polling or sleeping");
+      } else if (a == "--per-rank") per_rank = true;
       else if (a == "--trace") c.trace = true;
       else {
         std::string m = "unknown option '";

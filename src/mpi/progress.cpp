@@ -3,9 +3,10 @@
 // (src/mpi/rank_protocol.cpp, include/stealpool/mpi/README.md).
 #include "stealpool/mpi/detail/progress.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <thread>
+
+#include "stealpool/mpi/detail/progress_sleep.hpp"
 
 namespace stealpool::mpi::detail {
 
@@ -49,9 +50,8 @@ void Progress::run() {
     }
     // Nothing happened: sleep a little, longer the longer it stays quiet. A passive
     // rank ends up probing once a millisecond; one with work or a steal in flight
-    // at least every 50 or 400 us, the latency a thief waits for its reply.
-    const unsigned cap_us = protocol_.passive() ? 1000 : protocol_.hunting() ? 50 : 400;
-    const unsigned us = std::min(cap_us, 5u << std::min(quiet_rounds, 8u));
+    // at least every 400 or 50 us, the latency a thief waits for its reply.
+    const unsigned us = progress_sleep_us(protocol_.passive(), protocol_.hunting(), quiet_rounds);
     ++quiet_rounds;
     std::this_thread::sleep_for(std::chrono::microseconds(us));
   }
@@ -63,7 +63,7 @@ void Progress::run() {
 
 bool Progress::poll_messages() {
   bool any = false;
-  for (int i = 0; i < 64 && !protocol_.terminated(); ++i) {
+  for (int i = 0; i < kProgressMessagesPerRound && !protocol_.terminated(); ++i) {
     int flag = 0;
     MPI_Status status;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status);
