@@ -3,6 +3,7 @@
 //   stealpool_sim --case FILE [--seeds A..B] [--seed S] [--trace] [--mutant NAME]
 //                 [--print-hash] [--lines]
 //   stealpool_sim --case FILE --scaling [--workers 1,2,4,...] [--seeds A..B]
+//   stealpool_sim ranks --tree T1|T3 [--ranks N] ...   (the rank simulator: ranks/README.md)
 //
 // Runs every seed of the range (default 1..1000). On the first failing seed it
 // prints the violation, the seed, the command that replays it and the run's
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "case_file.hpp"
+#include "ranks/ranks_main.hpp"
 #include "scaling.hpp"
 #include "simulator.hpp"
 
@@ -87,6 +89,8 @@ void print_shared_writes(const stealpool::sim::SharedWrites& w, std::uint64_t ta
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `stealpool_sim ranks ...`: the rank simulator (ranks/README.md).
+  if (argc >= 2 && std::strcmp(argv[1], "ranks") == 0) return stealpool::sim::ranks::ranks_main(argc - 1, argv + 1);
   std::string case_path;
   std::uint64_t first = 1, last = 1000;
   bool trace = false, print_hash = false, lines = false, scaling = false, seeds_given = false;

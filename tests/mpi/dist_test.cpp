@@ -194,6 +194,40 @@ bool exception_reaches_the_caller_on_its_rank() {
   return true;
 }
 
+// Termination with steals in flight: many short runs in which rank 0 holds a
+// little work and every other rank starts dry and hunts at once, so steal
+// requests, replies and lifeline pushes are in flight while the Safra token goes
+// round. Every run must still run each task exactly once and end on every rank.
+// With 2 ranks or more each run needs a second wave whatever the timing: rank 1
+// hunts at once and cannot pass the token before its reply has come (it is not
+// passive), and that receipt makes it black, so the first wave fails. Fewer
+// waves than that would mean Safra's colour rule did not act.
+bool termination_waits_for_in_flight_steals() {
+  constexpr int kRuns = 20;
+  constexpr std::uint32_t kSmall = 512;  // ids per run: 1,023 tasks
+  std::uint64_t waves = 0, requests = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    RangeExec ex = make_range_executor(1, kIds);
+    if (ex.rank() == 0) ex.seed(Range{0, kSmall});
+    ex.run();
+    std::vector<std::uint32_t> visits(kSmall, 0);
+    for (std::uint32_t i = 0; i < kSmall; ++i) visits[i] = ex.scratch(0)->count[i];
+    MPI_Allreduce(MPI_IN_PLACE, visits.data(), static_cast<int>(kSmall), MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
+    for (std::uint32_t i = 0; i < kSmall; ++i)
+      if (visits[i] != 1)
+        return fail("run " + std::to_string(run) + ": id " + std::to_string(i) + " visited " + std::to_string(visits[i]) + " times");
+    auto sum = [](std::uint64_t a, std::uint64_t b) { return a + b; };
+    waves += ex.reduce(ex.metrics().token_waves, sum);
+    requests += ex.reduce(ex.metrics().steal_requests_sent, sum);
+  }
+  if (world_size() == 1) return true;  // no messages, no token
+  if (requests == 0) return fail("no steal request was sent: the dry ranks never hunted");
+  if (waves < 2 * kRuns)
+    return fail(std::to_string(waves) + " waves in " + std::to_string(kRuns) +
+                " runs: some run ended on its first wave although a rank had received a steal reply");
+  return true;
+}
+
 // A small UTS tree (T1's shape cut at depth 7, about 65,000 nodes), counted by the
 // distributed executor and compared with the serial walk.
 bool uts_small_tree_counts_match_serial(std::size_t workers) {
@@ -326,6 +360,7 @@ bool run_scenario(std::string_view name) {
   if (name == "every_task_runs_exactly_once_spread_2_workers") return every_task_runs_exactly_once(2, true);
   if (name == "exception_reaches_the_caller_on_its_rank") return exception_reaches_the_caller_on_its_rank();
   if (name == "uts_small_tree_counts_match_serial") return uts_small_tree_counts_match_serial(2);
+  if (name == "termination_waits_for_in_flight_steals") return termination_waits_for_in_flight_steals();
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
   if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
   if (name == "a_trace_has_a_process_per_rank_and_counts_every_task")

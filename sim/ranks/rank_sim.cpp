@@ -1,0 +1,482 @@
+// sim/ranks/rank_sim.cpp: the rank simulator's event loop, its model of a
+// rank's pool and network, and its checker (README.md in this folder).
+#include "rank_sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <stdexcept>
+#include <type_traits>
+
+#include "stealpool/mpi/detail/progress_sleep.hpp"
+#include "stealpool/rng.hpp"
+
+namespace stealpool::sim::ranks {
+
+namespace {
+
+using mpi::detail::RankProtocol;
+using stealbench::fj::UtsNode;
+using stealbench::fj::UtsTree;
+
+static_assert(std::is_trivially_copyable_v<UtsNode>, "nodes travel as their bytes");
+
+// What a message costs on the wire besides its payload: MPI's envelope and the
+// transport's headers, roughly.
+constexpr std::uint64_t kHeaderBytes = 64;
+constexpr double kPicosecond = 1e-12;
+// With sleeping_progress: what a round of the progress thread that did something
+// costs before the next one probes (MPI_Iprobe, MPI_Test, the decisions).
+constexpr std::int64_t kBusyRoundPs = 1'000'000;  // 1 us
+
+std::string fmt(const char* format, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+// A node's identity for the exactly-once check: the first 8 bytes of its SHA-1
+// state (distinct nodes collide with probability ~n^2 / 2^65).
+std::uint64_t fingerprint(const UtsNode& n) {
+  std::uint64_t f;
+  std::memcpy(&f, n.state.data(), sizeof f);
+  return f;
+}
+
+// One rank's pool: W workers and one queue. Workers pop the newest node (the
+// Chase-Lev owner's LIFO); take_half gives the oldest, as the real RankPool's
+// progress thread takes inbound tasks and deque tops. Running nodes are not spare.
+class SimPool final : public mpi::detail::LocalPool {
+ public:
+  SimPool(int rank, int workers) : idle_(static_cast<std::size_t>(workers)), rank_(rank) {
+    for (int w = workers - 1; w >= 0; --w) idle_[static_cast<std::size_t>(workers - 1 - w)] = w;
+  }
+  std::size_t task_bytes() const noexcept override { return sizeof(UtsNode); }
+  bool dry() const noexcept override { return queue_.empty() && running_ == 0; }
+  std::size_t take_half(std::size_t max, std::vector<std::byte>& out) override {
+    const std::size_t n = std::min(max, queue_.size() / 2);
+    const std::size_t at = out.size();
+    out.resize(at + n * sizeof(UtsNode));
+    for (std::size_t i = 0; i < n; ++i) {
+      std::memcpy(out.data() + at + i * sizeof(UtsNode), &queue_.front(), sizeof(UtsNode));
+      queue_.pop_front();
+    }
+    return n;
+  }
+  void give(const std::byte* data, std::size_t n) override {
+    for (std::size_t i = 0; i < n; ++i) {
+      UtsNode node;
+      std::memcpy(&node, data + i * sizeof(UtsNode), sizeof(UtsNode));
+      queue_.push_back(node);
+    }
+  }
+  void cancel() noexcept override { cancelled_ = true; }
+  bool failed() const noexcept override { return failed_; }
+  std::string failure_text() const override { return fmt("node %llu failed on rank %d", (unsigned long long)ran_, rank_); }
+
+  std::deque<UtsNode> queue_;
+  std::vector<int> idle_;  // idle worker ids, the next to start last
+  int running_ = 0;
+  std::uint64_t ran_ = 0;   // nodes run here
+  bool cancelled_ = false;  // dropping nodes: a cancel came, or a node here failed
+  bool failed_ = false;
+
+ private:
+  const int rank_;
+};
+
+struct Message {
+  int source = 0;
+  int dest = 0;
+  int tag = 0;
+  bool counted = false;
+  std::vector<std::byte> bytes;
+};
+
+// An event: a worker finishes its node, a message arrives, or (sleeping_progress)
+// a rank's progress thread wakes for a round. Ordered by time, then by the order
+// they were scheduled in (so a seed gives one run).
+struct Event {
+  std::int64_t time_ps;
+  std::uint64_t seq;
+  int rank;
+  int worker;          // >= 0: worker `worker` of `rank` finished; kArrival: message `message` arrives; kWake
+  std::size_t message;
+  bool operator>(const Event& o) const noexcept { return time_ps != o.time_ps ? time_ps > o.time_ps : seq > o.seq; }
+};
+
+constexpr int kArrival = -1;
+constexpr int kWake = -2;
+
+class RankSim;
+
+// The transport of one rank: hands the message to the simulated network.
+class SimTransport final : public mpi::detail::Transport {
+ public:
+  SimTransport(RankSim& sim, int rank) : sim_(sim), rank_(rank) {}
+  void send(int dest, int tag, std::vector<std::byte> bytes, bool counted) override;
+
+ private:
+  RankSim& sim_;
+  int rank_;
+};
+
+struct SimRank {
+  SimRank(RankSim& sim, int rank, int size, int workers, const mpi::detail::ProtocolConfig& pc)
+      : pool(rank, workers), transport(sim, rank), protocol(rank, size, pc, pool, transport) {}
+  SimPool pool;
+  SimTransport transport;
+  RankProtocol protocol;
+  std::vector<UtsNode> running;  // [worker]: the node it runs
+  std::int64_t link_free_ps = 0;      // the outgoing link sends nothing before this
+  std::int64_t last_arrival_ps = 0;   // messages of one sender arrive in order (MPI's non-overtaking)
+  std::uint64_t passed_wave = 0;      // the wave in which the token last left this rank
+  std::deque<std::size_t> inbox;      // sleeping_progress: arrived, not yet received (message slots)
+  unsigned quiet_rounds = 0;          // sleeping_progress: rounds in a row that did nothing
+};
+
+class RankSim {
+ public:
+  explicit RankSim(const RankSimConfig& c)
+      : c_(c), rng_(derive_worker_seed(c.seed ^ 0x52414E4Bull, 0)),
+        cost_ps_(std::max<std::int64_t>(1, std::llround(c.node_cost_s / kPicosecond))) {
+    mpi::detail::ProtocolConfig pc = c.protocol;
+    pc.seed = c.seed;
+    ranks_.reserve(static_cast<std::size_t>(c.ranks));
+    for (int r = 0; r < c.ranks; ++r) {
+      ranks_.emplace_back(std::make_unique<SimRank>(*this, r, c.ranks, c.workers, pc));
+      ranks_.back()->running.resize(static_cast<std::size_t>(c.workers));
+    }
+    fingerprints_.reserve(c.tree.nodes != 0 ? c.tree.nodes : 1u << 16);
+  }
+
+  RankSimResult run();
+  void send(int source, int dest, int tag, std::vector<std::byte> bytes, bool counted);
+
+ private:
+  void schedule(std::int64_t at, int rank, int worker, std::size_t message) {
+    events_.push(Event{at, seq_++, rank, worker, message});
+  }
+  void violation(std::string text) {
+    if (result_.violations.size() < 20) result_.violations.push_back(std::move(text));
+  }
+  void arrive(std::size_t slot);
+  void hand_over(std::size_t slot);
+  void progress_round(int rank);
+  void after_step(int rank) {
+    if (rank == 0 && ranks_[0]->protocol.terminated() && !declared_) check_termination_declared();
+  }
+  void finish_node(int rank, int worker);
+  void dispatch(int rank);
+  void decide(int rank);
+  void check_termination_declared();
+  void check_end();
+
+  const RankSimConfig& c_;
+  XorShift64 rng_;  // jitter
+  const std::int64_t cost_ps_;
+  std::vector<std::unique_ptr<SimRank>> ranks_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::uint64_t seq_ = 0;
+  std::int64_t now_ps_ = 0;
+  std::vector<Message> messages_;  // slots; free ones listed in free_
+  std::vector<std::size_t> free_;
+  std::uint64_t counted_in_flight_ = 0;
+  std::uint64_t wave_ = 0;        // waves started by rank 0
+  bool token_out_ = false;        // a wave is under way: the token has left rank 0 and not come back
+  bool declared_ = false;
+  std::vector<std::uint64_t> fingerprints_;
+  std::vector<UtsNode> children_;
+  RankSimResult result_;
+};
+
+void SimTransport::send(int dest, int tag, std::vector<std::byte> bytes, bool counted) {
+  sim_.send(rank_, dest, tag, std::move(bytes), counted);
+}
+
+void RankSim::send(int source, int dest, int tag, std::vector<std::byte> bytes, bool counted) {
+  SimRank& s = *ranks_[static_cast<std::size_t>(source)];
+  if (dest < 0 || dest >= c_.ranks || dest == source)
+    violation(fmt("VIOLATION: rank %d sent %s to rank %d", source, mpi::detail::tag_name(tag), dest));
+  const std::uint64_t size = kHeaderBytes + bytes.size();
+  result_.bytes += size;
+  // The link: one message at a time, bytes / bandwidth each; then the latency.
+  const std::int64_t wire = std::llround(static_cast<double>(size) / c_.bandwidth_Bps / kPicosecond);
+  const std::int64_t depart = std::max(now_ps_, s.link_free_ps);
+  s.link_free_ps = depart + wire;
+  double latency = c_.latency_s;
+  if (c_.jitter > 0) latency += c_.latency_s * c_.jitter * static_cast<double>(rng_.next_u64() >> 11) * 0x1.0p-53;
+  const std::int64_t arrive = std::max<std::int64_t>(s.link_free_ps + std::llround(latency / kPicosecond), s.last_arrival_ps);
+  s.last_arrival_ps = arrive;
+  if (tag == mpi::detail::kToken && source == 0) {
+    ++wave_;
+    token_out_ = true;
+  }
+  if (tag == mpi::detail::kToken) s.passed_wave = wave_;
+  if (counted) ++counted_in_flight_;
+  std::size_t slot;
+  if (free_.empty()) {
+    slot = messages_.size();
+    messages_.emplace_back();
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+  }
+  messages_[slot] = Message{source, dest, tag, counted, std::move(bytes)};
+  schedule(arrive, dest, kArrival, slot);
+}
+
+// A message reaches its rank: received at once, or (sleeping_progress) left in
+// the inbox for the progress thread's next round.
+void RankSim::arrive(std::size_t slot) {
+  const Message& m = messages_[slot];
+  SimRank& d = *ranks_[static_cast<std::size_t>(m.dest)];
+  if (d.protocol.terminated()) {
+    // The real loop has stopped receiving: this message would be left unreceived
+    // at MPI_Finalize.
+    violation(fmt("VIOLATION: %s from rank %d reached rank %d after it terminated (left unreceived at MPI_Finalize)",
+                  mpi::detail::tag_name(m.tag), m.source, m.dest));
+    free_.push_back(slot);
+    return;
+  }
+  if (c_.sleeping_progress) {
+    d.inbox.push_back(slot);
+    return;
+  }
+  const int dest = m.dest;
+  hand_over(slot);
+  dispatch(dest);
+  decide(dest);
+}
+
+// The protocol receives the message: from here it is no longer in flight.
+void RankSim::hand_over(std::size_t slot) {
+  Message m = std::move(messages_[slot]);
+  free_.push_back(slot);
+  SimRank& d = *ranks_[static_cast<std::size_t>(m.dest)];
+  ++result_.messages;
+  if (m.counted) --counted_in_flight_;
+  if (c_.trace)
+    std::printf("  t=%.9f %d -> %d %s (%zu bytes)\n", static_cast<double>(now_ps_) * kPicosecond, m.source, m.dest,
+                mpi::detail::tag_name(m.tag), m.bytes.size());
+  if (m.counted && token_out_ && d.passed_wave == wave_) ++result_.crossings[m.tag & 7];
+  if (m.tag == mpi::detail::kToken && m.dest == 0) token_out_ = false;
+  d.protocol.receive(m.source, m.tag, m.bytes);
+}
+
+// sleeping_progress: one round of Progress::run() on `rank`, then its next wake-up.
+void RankSim::progress_round(int rank) {
+  SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
+  bool busy = false;
+  for (int i = 0; i < mpi::detail::kProgressMessagesPerRound && !r.inbox.empty() && !r.protocol.terminated(); ++i) {
+    const std::size_t slot = r.inbox.front();
+    r.inbox.pop_front();
+    hand_over(slot);
+    busy = true;
+  }
+  dispatch(rank);
+  if (r.protocol.terminated()) return;  // the loop ends; what is left in the inbox is reported at the end
+  busy |= r.protocol.step();
+  after_step(rank);
+  if (r.protocol.terminated()) return;
+  std::int64_t next = now_ps_ + kBusyRoundPs;
+  if (busy) {
+    r.quiet_rounds = 0;
+  } else {
+    next = now_ps_ + static_cast<std::int64_t>(mpi::detail::progress_sleep_us(r.protocol.passive(), r.protocol.hunting(),
+                                                                              r.quiet_rounds)) * 1'000'000;
+    ++r.quiet_rounds;
+  }
+  schedule(next, rank, kWake, 0);
+}
+
+void RankSim::finish_node(int rank, int worker) {
+  SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
+  const UtsNode node = r.running[static_cast<std::size_t>(worker)];
+  --r.pool.running_;
+  r.pool.idle_.push_back(worker);
+  ++r.pool.ran_;
+  ++result_.nodes;
+  result_.last_node_s = static_cast<double>(now_ps_) * kPicosecond;
+  fingerprints_.push_back(fingerprint(node));
+  result_.depth = std::max(result_.depth, node.height);
+  if (rank == c_.fail_rank && r.pool.ran_ == c_.fail_after) {
+    r.pool.failed_ = true;  // the node "threw": its children are never made
+    r.pool.cancelled_ = true;
+  } else if (stealbench::fj::uts_children(c_.tree, node, children_) == 0) {
+    ++result_.leaves;
+  } else {
+    for (const UtsNode& child : children_) r.pool.queue_.push_back(child);
+  }
+  dispatch(rank);
+  if (!c_.sleeping_progress) decide(rank);
+}
+
+// Idle workers take the newest queued nodes; after a cancel they drop them.
+void RankSim::dispatch(int rank) {
+  SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
+  SimPool& p = r.pool;
+  if (p.cancelled_) {
+    result_.dropped += p.queue_.size();
+    p.queue_.clear();
+    return;
+  }
+  while (!p.idle_.empty() && !p.queue_.empty()) {
+    const int w = p.idle_.back();
+    p.idle_.pop_back();
+    r.running[static_cast<std::size_t>(w)] = p.queue_.back();
+    p.queue_.pop_back();
+    ++p.running_;
+    schedule(now_ps_ + cost_ps_, rank, w, 0);
+  }
+}
+
+// The progress thread's round: step until it has nothing more to do, as the real
+// loop goes round again at once after a busy round.
+void RankSim::decide(int rank) {
+  SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
+  for (int round = 0; round < 16 && !r.protocol.terminated(); ++round)
+    if (!r.protocol.step()) break;
+  after_step(rank);
+}
+
+// Rank 0 has just declared termination (its notices are in flight, uncounted).
+void RankSim::check_termination_declared() {
+  declared_ = true;
+  const double t = static_cast<double>(now_ps_) * kPicosecond;
+  for (const auto& r : ranks_) {
+    if (!r->pool.dry())
+      violation(fmt("VIOLATION: termination declared at t=%.9f s while rank %d holds work (%zu queued, %d running)", t,
+                    r->protocol.rank(), r->pool.queue_.size(), r->pool.running_));
+    else if (!r->protocol.passive())
+      violation(fmt("VIOLATION: termination declared at t=%.9f s while rank %d is not passive", t, r->protocol.rank()));
+  }
+  if (counted_in_flight_ != 0)
+    violation(fmt("VIOLATION: termination declared at t=%.9f s with %llu counted messages in flight", t,
+                  static_cast<unsigned long long>(counted_in_flight_)));
+}
+
+void RankSim::check_end() {
+  for (const auto& r : ranks_)
+    if (!r->inbox.empty())
+      violation(fmt("VIOLATION: rank %d terminated with %zu messages not received (left at MPI_Finalize)",
+                    r->protocol.rank(), r->inbox.size()));
+  for (const auto& r : ranks_)
+    if (!r->protocol.terminated())
+      violation(fmt("VIOLATION: no event left but rank %d has not terminated (%s)", r->protocol.rank(),
+                    r->pool.dry() ? "dry: the protocol is stuck" : "it still holds work"));
+  std::sort(fingerprints_.begin(), fingerprints_.end());
+  const auto dup = std::adjacent_find(fingerprints_.begin(), fingerprints_.end());
+  if (dup != fingerprints_.end()) violation(fmt("VIOLATION: exactly-once: node %016llx ran twice", (unsigned long long)*dup));
+  // A failure is configured but may not happen (the rank never ran that many
+  // nodes): then the run must be complete, like any other.
+  const bool failing = c_.fail_rank >= 0 && ranks_[static_cast<std::size_t>(c_.fail_rank)]->pool.failed_;
+  if (!failing && c_.tree.nodes != 0 &&
+      (result_.nodes != c_.tree.nodes || result_.leaves != c_.tree.leaves || result_.depth != c_.tree.depth))
+    violation(fmt("VIOLATION: counts: nodes=%llu leaves=%llu depth=%d, the UTS reference has %llu %llu %d",
+                  (unsigned long long)result_.nodes, (unsigned long long)result_.leaves, result_.depth,
+                  (unsigned long long)c_.tree.nodes, (unsigned long long)c_.tree.leaves, c_.tree.depth));
+  if (failing) {
+    for (const auto& r : ranks_) {
+      const bool knows = r->protocol.rank() == c_.fail_rank ? r->pool.failed_ : r->protocol.failed_rank() == c_.fail_rank;
+      if (!knows) violation(fmt("VIOLATION: cancel: rank %d never learned that rank %d failed", r->protocol.rank(), c_.fail_rank));
+    }
+  }
+}
+
+RankSimResult RankSim::run() {
+  SimRank& start = *ranks_[static_cast<std::size_t>(c_.start_rank)];
+  start.pool.queue_.push_back(stealbench::fj::uts_root(c_.tree));
+  for (int r = 0; r < c_.ranks; ++r) {
+    dispatch(r);
+    if (c_.sleeping_progress) schedule(0, r, kWake, 0);
+    else decide(r);
+  }
+  while (!events_.empty()) {
+    if (++result_.events > c_.max_events) {
+      violation(fmt("VIOLATION: liveness: no termination after %llu events (t=%.9f s)",
+                    (unsigned long long)c_.max_events, static_cast<double>(now_ps_) * kPicosecond));
+      return std::move(result_);
+    }
+    const Event e = events_.top();
+    events_.pop();
+    now_ps_ = e.time_ps;
+    if (e.worker >= 0) finish_node(e.rank, e.worker);
+    else if (e.worker == kWake) progress_round(e.rank);
+    else arrive(e.message);
+  }
+  check_end();
+  result_.time_s = static_cast<double>(now_ps_) * kPicosecond;
+  result_.serial_s = static_cast<double>(result_.nodes) * static_cast<double>(cost_ps_) * kPicosecond;
+  const double cores = static_cast<double>(c_.ranks) * static_cast<double>(c_.workers);
+  result_.efficiency = result_.time_s > 0 ? result_.serial_s / (cores * result_.time_s) : 0;
+  for (const auto& r : ranks_) {
+    result_.per_rank.push_back(r->protocol.metrics());
+    result_.per_rank.back().tasks_run = r->pool.ran_;
+    result_.token_waves += r->protocol.metrics().token_waves;
+    result_.dropped += r->protocol.metrics().tasks_dropped;  // batches that arrived after the cancel
+  }
+  return std::move(result_);
+}
+
+}  // namespace
+
+void RankSimConfig::validate() const {
+  auto bad = [](const char* field, const std::string& value, const char* want) {
+    std::string m = "rank simulator: ";
+    m.append(field).append(" must be ").append(want).append(", got ").append(value);
+    throw std::invalid_argument(m);
+  };
+  if (ranks < 1 || ranks > (1 << 20)) bad("ranks", std::to_string(ranks), "1..1048576");
+  if (workers < 1 || workers > 4096) bad("workers", std::to_string(workers), "1..4096");
+  if (!(latency_s >= 0) || !std::isfinite(latency_s)) bad("latency", std::to_string(latency_s), ">= 0 s");
+  if (!(bandwidth_Bps > 0) || !std::isfinite(bandwidth_Bps)) bad("bandwidth", std::to_string(bandwidth_Bps), "> 0 bytes/s");
+  if (!(node_cost_s > 0) || !std::isfinite(node_cost_s)) bad("node cost", std::to_string(node_cost_s), "> 0 s");
+  if (!(jitter >= 0) || !std::isfinite(jitter)) bad("jitter", std::to_string(jitter), ">= 0");
+  if (start_rank < 0 || start_rank >= ranks) bad("start rank", std::to_string(start_rank), "0..ranks-1");
+  if (fail_rank >= ranks) bad("fail rank", std::to_string(fail_rank), "below ranks");
+  if (fail_rank >= 0 && fail_after == 0) bad("fail after", "0", ">= 1 (1-based node count)");
+  if (protocol.max_batch == 0) bad("max batch", "0", ">= 1");
+}
+
+std::uint64_t RankSimResult::total_crossings() const noexcept {
+  std::uint64_t n = 0;
+  for (std::uint64_t c : crossings) n += c;
+  return n;
+}
+
+double calibrated_node_cost_s(const UtsTree& tree) {
+  // Serial walks on the project machine, quiet (docs/distributed.md, 2026-11-26);
+  // the large trees (T1L, T3L) are assumed to cost what T1 and T3 cost per node.
+  if (tree.type == stealbench::fj::UtsType::kBinomial) return 0.390 / 4'112'897.0;
+  return 0.618 / 4'130'071.0;
+}
+
+UtsTree tree_by_name(const std::string& name) {
+  for (const UtsTree* t : {&stealbench::fj::kUtsT1, &stealbench::fj::kUtsT2, &stealbench::fj::kUtsT3,
+                           &stealbench::fj::kUtsT5, &kUtsT1L, &kUtsT3L, &kSmallGeometric, &kSmallBinomial})
+    if (name == t->name) return *t;
+  std::string m = "unknown tree '";
+  m.append(name).append("' (T1, T2, T3, T5, T1L, T3L, small-geo, small-bin)");
+  throw std::invalid_argument(m);
+}
+
+RankSimResult run_rank_sim(const RankSimConfig& config) {
+  config.validate();
+  RankSimConfig c = config;
+  if (c.tree.nodes == 0) {
+    // No published counts (the small test trees): the serial walk is the reference.
+    const stealbench::fj::UtsStats s = stealbench::fj::uts_serial(c.tree);
+    c.tree.nodes = s.nodes;
+    c.tree.leaves = s.leaves;
+    c.tree.depth = s.depth;
+  }
+  RankSim sim(c);
+  return sim.run();
+}
+
+}  // namespace stealpool::sim::ranks

@@ -1,0 +1,97 @@
+// sim/ranks/rank_sim.hpp: the rank simulator (README.md in this folder). A
+// discrete-event simulation of N ranks, each running the real
+// stealpool::mpi::detail::RankProtocol (the decisions of the MPI progress
+// thread) over a simulated network (a message takes latency + bytes /
+// bandwidth; each rank's outgoing link sends one message at a time), with each
+// rank's pool modelled abstractly: W workers that run UTS tree nodes at a fixed
+// cost per node from one queue, LIFO for the workers, FIFO for batches taken by
+// other ranks. Deterministic for a seed. Checks the invariants of README.md and
+// reports every violation it finds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stealpool/mpi/detail/rank_protocol.hpp"
+#include "stealpool/mpi/rank_metrics.hpp"
+#include "uts.hpp"
+
+namespace stealpool::sim::ranks {
+
+struct RankSimConfig {
+  stealbench::fj::UtsTree tree = stealbench::fj::kUtsT1;
+  int ranks = 1;                  // >= 1
+  int workers = 1;                // per rank, >= 1
+  double latency_s = 1.5e-6;      // per message, >= 0
+  double bandwidth_Bps = 12.5e9;  // bytes per second of a rank's outgoing link, > 0
+  double node_cost_s = 0;         // one node's run (expanding it included); > 0
+  double jitter = 0;              // each message waits latency * jitter * U[0,1) more; >= 0
+  std::uint64_t seed = 1;         // the protocol's victim choice and the jitter
+  int start_rank = 0;             // the rank that holds the root (all the work) at the start
+  // A failing task: rank `fail_rank` fails at its `fail_after`-th node (1-based)
+  // and cancels the run. -1: nothing fails.
+  int fail_rank = -1;
+  std::uint64_t fail_after = 0;
+  mpi::detail::ProtocolConfig protocol{};  // random_steals, max_batch, mutant (its seed is `seed`)
+  // false: the progress thread handles each message when it arrives and decides
+  // after every event of its rank (a thread that polls without pause). true: it
+  // runs the real Progress::run() rounds: receive up to 64 arrived messages, one
+  // step(), then if the round did nothing sleep progress_sleep_us() (5 us doubling
+  // to 50 us / 400 us / 1 ms), else go round again after kBusyRound.
+  bool sleeping_progress = false;
+  std::uint64_t max_events = 200'000'000;  // a livelock guard: more events is a violation
+  bool trace = false;                      // print every message as it is delivered
+
+  // std::invalid_argument naming the field and its bad value.
+  void validate() const;
+};
+
+// The per-node cost calibrated on the project machine (serial walk time / nodes:
+// T1 0.618 s for 4,130,071 nodes, T3 0.390 s for 4,112,897; docs/distributed.md).
+double calibrated_node_cost_s(const stealbench::fj::UtsTree& tree);
+// "T1", "T3", ... (the trees of uts.hpp, and the small test trees below);
+// std::invalid_argument naming an unknown one.
+stealbench::fj::UtsTree tree_by_name(const std::string& name);
+// The ~100-million-node sample trees of the UTS distribution (its
+// sample_workloads file; not in uts.hpp because no test walks them): every
+// simulator run checks its counts against these.
+//   T1L: -t 1 -a 3 -d 13 -b 4 -r 29              102,181,082 nodes, 81,746,377 leaves, depth 13
+//   T3L: -t 0 -b 2000 -q 0.200014 -m 5 -r 7      111,345,631 nodes, 89,076,904 leaves, depth 17,844
+inline constexpr stealbench::fj::UtsTree kUtsT1L{"T1L", stealbench::fj::UtsType::kGeometric, 4.0, 29, 0, 0.0,
+                                                 stealbench::fj::UtsShape::kFixed, 13, 102'181'082, 81'746'377, 13};
+inline constexpr stealbench::fj::UtsTree kUtsT3L{"T3L", stealbench::fj::UtsType::kBinomial, 2000.0, 7, 5, 0.200014,
+                                                 stealbench::fj::UtsShape::kLinear, 0, 111'345'631, 89'076'904, 17844};
+// Small trees for tests (counted by a serial walk, not published): the T1 and T3
+// generators cut to a few thousand nodes.
+inline constexpr stealbench::fj::UtsTree kSmallGeometric{
+    "small-geo", stealbench::fj::UtsType::kGeometric, 4.0, 19, 0, 0.0, stealbench::fj::UtsShape::kFixed, 6, 0, 0, 0};
+inline constexpr stealbench::fj::UtsTree kSmallBinomial{
+    "small-bin", stealbench::fj::UtsType::kBinomial, 200.0, 42, 8, 0.12, stealbench::fj::UtsShape::kLinear, 0, 0, 0, 0};
+
+struct RankSimResult {
+  double time_s = 0;              // simulated time at which the last rank terminated
+  double last_node_s = 0;         // when the last node finished: time_s - last_node_s is termination detection
+  double serial_s = 0;            // nodes * node_cost_s: one worker, no messages
+  double efficiency = 0;          // serial_s / (ranks * workers * time_s)
+  std::uint64_t nodes = 0;        // nodes run (each checked to be distinct)
+  std::uint64_t leaves = 0;
+  std::int32_t depth = 0;
+  std::uint64_t dropped = 0;      // nodes dropped unrun after a cancel
+  std::uint64_t messages = 0;     // every message delivered, token and notices included
+  std::uint64_t bytes = 0;        // their bytes, headers included
+  std::uint64_t token_waves = 0;
+  // Counted messages that reached a rank after the token had passed it in the
+  // current wave (the case Safra's colour is for), by tag (index = Tag).
+  std::uint64_t crossings[8] = {};
+  std::uint64_t events = 0;
+  std::vector<mpi::RankMetrics> per_rank;
+  std::vector<std::string> violations;  // empty: every invariant held
+
+  std::uint64_t total_crossings() const noexcept;
+};
+
+RankSimResult run_rank_sim(const RankSimConfig& config);
+
+}  // namespace stealpool::sim::ranks

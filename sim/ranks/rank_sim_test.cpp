@@ -1,0 +1,173 @@
+// sim/ranks/rank_sim_test.cpp: the rank simulator running the real RankProtocol
+// (README.md in this folder): exact counts at 1 to 1,024 ranks, termination with
+// steal replies and lifeline pushes crossing the token, one rank holding all the
+// work, a cancel, determinism, refused settings. Behaviour only: every check is
+// a count or an invariant, never a time.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "rank_sim.hpp"
+
+namespace stealpool::sim::ranks {
+namespace {
+
+using mpi::detail::kLifelinePush;
+using mpi::detail::kStealReply;
+
+RankSimConfig small(const stealbench::fj::UtsTree& tree, int ranks, int workers, std::uint64_t seed) {
+  RankSimConfig c;
+  c.tree = tree;
+  c.ranks = ranks;
+  c.workers = workers;
+  c.node_cost_s = calibrated_node_cost_s(tree);
+  c.seed = seed;
+  c.jitter = 1;  // latencies between 1 and 2 x 1.5 us: more interleavings per seed
+  return c;
+}
+
+std::string violations(const RankSimResult& r) {
+  std::string all;
+  for (const std::string& v : r.violations) all.append(v).append("\n");
+  return all;
+}
+
+TEST(RankSim, EveryNodeRunsExactlyOnceAt1_2_16_64And1024Ranks) {
+  for (const auto* tree : {&kSmallGeometric, &kSmallBinomial}) {
+    const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(*tree);
+    for (int ranks : {1, 2, 16, 64, 1024}) {
+      for (int workers : {1, 2}) {
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+          const RankSimResult r = run_rank_sim(small(*tree, ranks, workers, seed));
+          SCOPED_TRACE(std::string(tree->name) + " ranks " + std::to_string(ranks));
+          ASSERT_TRUE(r.violations.empty()) << violations(r);
+          EXPECT_EQ(r.nodes, serial.nodes);
+          EXPECT_EQ(r.leaves, serial.leaves);
+          EXPECT_EQ(r.depth, serial.depth);
+          EXPECT_EQ(r.dropped, 0u);
+          std::uint64_t run = 0;
+          for (const auto& m : r.per_rank) run += m.tasks_run;
+          EXPECT_EQ(run, serial.nodes);
+          if (ranks == 1) {
+            EXPECT_EQ(r.messages, 0u);  // one rank terminates without a message
+          }
+        }
+      }
+    }
+  }
+}
+
+// The case Safra's colours are for: a counted message reaching a rank after the
+// token left it in the same wave. Steal replies and lifeline pushes must both
+// do so on these seeds, and termination must still wait for them.
+TEST(RankSim, TerminationWaitsForStealRepliesAndLifelinePushesThatCrossTheToken) {
+  std::uint64_t replies = 0, pushes = 0;
+  for (int ranks : {3, 16}) {
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+      const RankSimResult r = run_rank_sim(small(kSmallBinomial, ranks, 1, seed));
+      ASSERT_TRUE(r.violations.empty()) << "seed " << seed << "\n" << violations(r);
+      ASSERT_EQ(r.nodes, r.per_rank.empty() ? 0u : stealbench::fj::uts_serial(kSmallBinomial).nodes);
+      replies += r.crossings[kStealReply];
+      pushes += r.crossings[kLifelinePush];
+    }
+  }
+  EXPECT_GT(replies, 0u) << "no steal reply crossed the token: the test lost its point";
+  EXPECT_GT(pushes, 0u) << "no lifeline push crossed the token: the test lost its point";
+}
+
+TEST(RankSim, ARankThatStartsWithAllTheWorkFeedsRanksThatStartWithNone) {
+  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kSmallGeometric);
+  for (int start : {0, 7, 15}) {  // rank 0 (the token's home), a middle rank, the last
+    RankSimConfig c = small(kSmallGeometric, 16, 1, 5);
+    c.start_rank = start;
+    const RankSimResult r = run_rank_sim(c);
+    ASSERT_TRUE(r.violations.empty()) << violations(r);
+    EXPECT_EQ(r.nodes, serial.nodes);
+    for (std::size_t rank = 0; rank < r.per_rank.size(); ++rank) {
+      EXPECT_GT(r.per_rank[rank].tasks_run, 0u) << "rank " << rank << " never got work (start " << start << ")";
+      if (static_cast<int>(rank) != start) {
+        EXPECT_GT(r.per_rank[rank].batches_stolen, 0u);
+      }
+    }
+  }
+}
+
+TEST(RankSim, ACancelReachesEveryRankAndTheRunStillTerminates) {
+  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kSmallGeometric);
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    RankSimConfig c = small(kSmallGeometric, 16, 2, seed);
+    c.fail_rank = static_cast<int>(seed % 16);
+    c.fail_after = 1 + seed * 7;
+    const RankSimResult r = run_rank_sim(c);
+    // The checker asserts termination, no message left, no node twice, and that
+    // every rank learned of the failure (the failing rank's own, or a cancel).
+    ASSERT_TRUE(r.violations.empty()) << "seed " << seed << "\n" << violations(r);
+    EXPECT_LT(r.nodes, serial.nodes);
+  }
+}
+
+// The transport's rounds and sleeps (Progress::run()'s policy) in place of a
+// thread that answers at once: messages wait in the inbox for the next round,
+// and the same invariants must hold, a cancel included.
+TEST(RankSim, WithTheProgressThreadsSleepsCountsStayExactAndACancelStillEndsTheRun) {
+  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kSmallBinomial);
+  for (int ranks : {1, 2, 16, 64}) {
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      RankSimConfig c = small(kSmallBinomial, ranks, 2, seed);
+      c.sleeping_progress = true;
+      const RankSimResult r = run_rank_sim(c);
+      ASSERT_TRUE(r.violations.empty()) << "ranks " << ranks << " seed " << seed << "\n" << violations(r);
+      EXPECT_EQ(r.nodes, serial.nodes);
+      EXPECT_EQ(r.leaves, serial.leaves);
+      RankSimConfig failing = c;
+      failing.fail_rank = 0;  // it holds the root: its 5th to 15th node exists
+      failing.fail_after = 5 * seed;
+      const RankSimResult f = run_rank_sim(failing);
+      ASSERT_TRUE(f.violations.empty()) << "cancel, ranks " << ranks << " seed " << seed << "\n" << violations(f);
+      EXPECT_LT(f.nodes, serial.nodes);
+    }
+  }
+}
+
+TEST(RankSim, ASeedGivesTheSameRunEveryTime) {
+  const RankSimResult a = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
+  const RankSimResult b = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
+  const RankSimResult other = run_rank_sim(small(kSmallBinomial, 16, 2, 10));
+  EXPECT_EQ(a.time_s, b.time_s);
+  EXPECT_EQ(a.messages, b.messages);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_TRUE(a.messages != other.messages || a.time_s != other.time_s) << "the seed changes nothing";
+}
+
+TEST(RankSim, BadSettingsAreRefusedNamingTheValue) {
+  auto refused = [](RankSimConfig c, const std::string& expected) {
+    try {
+      (void)run_rank_sim(c);
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << "accepted; expected: " << expected;
+  };
+  RankSimConfig c = small(kSmallGeometric, 4, 1, 1);
+  RankSimConfig zero_ranks = c;
+  zero_ranks.ranks = 0;
+  refused(zero_ranks, "ranks must be 1..1048576, got 0");
+  RankSimConfig negative = c;
+  negative.latency_s = -1e-6;
+  refused(negative, "latency must be >= 0 s, got -0.000001");
+  RankSimConfig start = c;
+  start.start_rank = 4;
+  refused(start, "start rank must be 0..ranks-1, got 4");
+  EXPECT_THROW((void)tree_by_name("T9"), std::invalid_argument);
+  try {
+    (void)tree_by_name("T9");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'T9'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace stealpool::sim::ranks

@@ -1,0 +1,246 @@
+// src/mpi/rank_protocol.cpp: RankProtocol, one rank's decisions in the
+// distributed protocol: steals between ranks, lifelines, Dijkstra-Safra
+// termination, cancellation (include/stealpool/mpi/README.md). No MPI here: the
+// transports are src/mpi/progress.cpp and sim/ranks/.
+#include "stealpool/mpi/detail/rank_protocol.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace stealpool::mpi::detail {
+
+const char* tag_name(int tag) noexcept {
+  switch (tag) {
+    case kStealRequest: return "steal-request";
+    case kStealReply: return "steal-reply";
+    case kLifelineRequest: return "lifeline-request";
+    case kLifelinePush: return "lifeline-push";
+    case kCancel: return "cancel";
+    case kToken: return "token";
+    case kTerminate: return "terminate";
+    default: return "unknown";
+  }
+}
+
+RankProtocol::RankProtocol(int rank, int size, const ProtocolConfig& config, LocalPool& pool, Transport& transport)
+    : rank_(rank),
+      size_(size),
+      config_(config),
+      pool_(pool),
+      transport_(transport),
+      rng_(derive_worker_seed(config.seed ^ 0x4D5049ull, static_cast<std::size_t>(rank))) {
+  // The lifeline graph: a hypercube cut to `size` ranks. It stays connected (the
+  // neighbour with rank's highest bit cleared is always below size) and every rank
+  // has at most log2(size) lifelines (README.md, "Lifelines").
+  for (int bit = 1; bit < size_; bit <<= 1)
+    if ((rank_ ^ bit) < size_) lifeline_buddies_.push_back(rank_ ^ bit);
+  lifeline_registered_.assign(lifeline_buddies_.size(), false);
+  has_token_ = rank_ == 0;  // rank 0 starts the waves
+}
+
+bool RankProtocol::passive() const noexcept {
+  // Passive (Safra's sense): no task here, no reply awaited, lifelines out. Only a
+  // received message makes such a rank active again (README.md, "Termination").
+  return !hunting_ && hunt_done_ && pool_.dry();
+}
+
+bool RankProtocol::step() {
+  bool busy = false;
+  // [MPI-failed-before-dry] dry first, failed second: a worker sets its failure
+  // before it gives up its token, so a rank seen dry here has its failure seen
+  // below and broadcasts the cancel before it can pass the token as passive.
+  const bool dry = pool_.dry();
+  if (!cancel_sent_ && pool_.failed()) {
+    broadcast_cancel();
+    busy = true;
+  }
+  if (!dry && !cancelled_) busy |= serve_lifelines();
+  if (dry && !hunting_ && !hunt_done_) busy |= hunt();
+  const bool may_pass = config_.mutant == SafraMutant::kPassTokenWhenBusy || (dry && passive());
+  if (has_token_ && may_pass) busy |= pass_token();
+  return busy;
+}
+
+void RankProtocol::receive(int source, int tag, std::vector<std::byte>& bytes) {
+  ++metrics_.messages_received;
+  if (counted_tag(tag)) {
+    --count_;  // Safra: a counted message received
+    black_ = true;
+  }
+  switch (tag) {
+    case kStealRequest:
+      answer_steal(source);
+      break;
+    case kStealReply:
+      on_steal_reply(bytes);
+      break;
+    case kLifelineRequest:
+      if (std::find(lifeline_thieves_.begin(), lifeline_thieves_.end(), source) == lifeline_thieves_.end())
+        lifeline_thieves_.push_back(source);
+      break;
+    case kLifelinePush: {
+      const auto it = std::find(lifeline_buddies_.begin(), lifeline_buddies_.end(), source);
+      if (it != lifeline_buddies_.end()) lifeline_registered_[static_cast<std::size_t>(it - lifeline_buddies_.begin())] = false;
+      accept(bytes);
+      break;
+    }
+    case kCancel:
+      if (!cancelled_) pool_.cancel();
+      cancelled_ = true;
+      if (failed_rank_ < 0) {
+        failed_rank_ = source;
+        failure_text_.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      }
+      break;
+    case kToken:
+      std::memcpy(&token_, bytes.data(), std::min(bytes.size(), sizeof token_));
+      has_token_ = true;
+      token_returned_ = rank_ == 0;
+      break;
+    case kTerminate:
+      terminated_ = true;
+      break;
+    default:
+      break;  // not ours: the transport's channel is the protocol's own, so this cannot happen
+  }
+}
+
+void RankProtocol::send(int dest, int tag, std::vector<std::byte> bytes) {
+  const bool counted = counted_tag(tag);
+  if (counted) ++count_;  // Safra: a counted message sent
+  ++metrics_.messages_sent;
+  transport_.send(dest, tag, std::move(bytes), counted);
+}
+
+// A batch arrived (a steal reply or a lifeline push): queue it, or drop it when
+// the run is cancelled.
+void RankProtocol::accept(const std::vector<std::byte>& bytes) {
+  const std::size_t tasks = bytes.size() / pool_.task_bytes();
+  if (tasks == 0) return;
+  ++metrics_.batches_stolen;
+  metrics_.tasks_stolen += tasks;
+  if (cancelled_) {
+    metrics_.tasks_dropped += tasks;
+    return;
+  }
+  pool_.give(bytes.data(), tasks);
+  hunt_done_ = false;  // active again: the next time the rank runs dry it hunts anew
+}
+
+void RankProtocol::answer_steal(int thief) {
+  // Answered in the step that received the request, even when passive: in
+  // Safra's model the receipt activated us and we sent while active.
+  ++metrics_.steal_requests_answered;
+  scratch_.clear();
+  const std::size_t n = cancelled_ ? 0 : pool_.take_half(config_.max_batch, scratch_);
+  if (n != 0) {
+    ++metrics_.batches_given;
+    metrics_.tasks_given += n;
+  }
+  send(thief, kStealReply, std::move(scratch_));  // empty when there is nothing to spare
+  scratch_ = {};
+}
+
+void RankProtocol::on_steal_reply(const std::vector<std::byte>& bytes) {
+  hunting_ = false;
+  if (bytes.size() >= pool_.task_bytes()) {
+    accept(bytes);
+    return;
+  }
+  ++metrics_.empty_replies;
+  if (!pool_.dry()) return;  // a lifeline push came meanwhile: stop hunting
+  if (!cancelled_ && attempts_left_ > 1) {
+    --attempts_left_;
+    request_random_steal();
+  } else {
+    send_lifeline_requests();
+  }
+}
+
+bool RankProtocol::serve_lifelines() {
+  bool any = false;
+  while (!lifeline_thieves_.empty()) {
+    // No empty pushes: the thief stays registered until there is work for it.
+    scratch_.clear();
+    const std::size_t n = pool_.take_half(config_.max_batch, scratch_);
+    if (n == 0) break;
+    ++metrics_.batches_given;
+    ++metrics_.lifeline_pushes_given;
+    metrics_.tasks_given += n;
+    send(lifeline_thieves_.back(), kLifelinePush, std::move(scratch_));
+    scratch_ = {};
+    lifeline_thieves_.pop_back();
+    any = true;
+  }
+  return any;
+}
+
+bool RankProtocol::hunt() {
+  if (cancelled_ || size_ == 1) {
+    hunt_done_ = true;  // nobody to steal from, or nothing worth stealing for
+    return true;
+  }
+  attempts_left_ = config_.random_steals;
+  if (attempts_left_ == 0) send_lifeline_requests();
+  else request_random_steal();
+  return true;
+}
+
+void RankProtocol::request_random_steal() {
+  int victim = static_cast<int>(rng_.next_below(static_cast<std::size_t>(size_ - 1)));
+  if (victim >= rank_) ++victim;  // uniform over the other ranks
+  hunting_ = true;
+  ++metrics_.steal_requests_sent;
+  send(victim, kStealRequest, {});
+}
+
+void RankProtocol::send_lifeline_requests() {
+  for (std::size_t i = 0; i < lifeline_buddies_.size(); ++i) {
+    if (lifeline_registered_[i]) continue;  // still pending there from an earlier hunt
+    lifeline_registered_[i] = true;
+    ++metrics_.lifeline_requests_sent;
+    send(lifeline_buddies_[i], kLifelineRequest, {});
+  }
+  hunt_done_ = true;  // passive from here until work arrives
+}
+
+bool RankProtocol::pass_token() {
+  if (size_ == 1) {
+    terminated_ = true;  // passive, and with one rank there are no messages
+    return true;
+  }
+  if (rank_ == 0) {
+    const bool white = config_.mutant == SafraMutant::kIgnoreBlack || (token_.black == 0 && !black_);
+    if (token_returned_ && white && token_.q + count_ == 0) {
+      for (int r = 1; r < size_; ++r) send(r, kTerminate, {});
+      terminated_ = true;
+      return true;
+    }
+    token_ = Token{0, 0};  // a new wave
+    ++metrics_.token_waves;
+  } else {
+    token_.q += count_;
+    token_.black |= black_ ? 1 : 0;
+  }
+  black_ = false;
+  has_token_ = false;
+  token_returned_ = false;
+  std::vector<std::byte> bytes(sizeof token_);
+  std::memcpy(bytes.data(), &token_, sizeof token_);
+  send((rank_ + 1) % size_, kToken, std::move(bytes));
+  return true;
+}
+
+void RankProtocol::broadcast_cancel() {
+  cancel_sent_ = true;
+  cancelled_ = true;
+  const std::string text = pool_.failure_text();
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    std::vector<std::byte> bytes(text.size());
+    std::memcpy(bytes.data(), text.data(), text.size());
+    send(r, kCancel, std::move(bytes));
+  }
+}
+
+}  // namespace stealpool::mpi::detail
