@@ -294,7 +294,8 @@ struct PathTask {
   std::string path;
   std::vector<std::uint32_t> steps;
 };
-// The same, with a codec whose decode throws for the task whose path is "poison".
+// The same, with a codec whose decode throws for the task whose path is
+// "poison", and whose encode throws for "unsendable".
 struct FragileTask {
   PathTask task;
 };
@@ -350,7 +351,7 @@ struct stealpool::mpi::Codec<PathTask> {
     t.path.assign(reinterpret_cast<const char*>(path.data()), n);
     const std::span<const std::byte> steps = take_counted(in, sizeof(std::uint32_t), n);
     t.steps.resize(n);
-    std::memcpy(t.steps.data(), steps.data(), steps.size());
+    if (n != 0) std::memcpy(t.steps.data(), steps.data(), steps.size());  // no null pointers to memcpy
     if (!in.empty()) throw std::runtime_error(cat({"PathTask codec: ", num(in.size()), " bytes left over"}));
     return t;
   }
@@ -358,11 +359,40 @@ struct stealpool::mpi::Codec<PathTask> {
 
 template <>
 struct stealpool::mpi::Codec<FragileTask> {
-  static void encode(const FragileTask& t, std::vector<std::byte>& out) { Codec<PathTask>::encode(t.task, out); }
+  static void encode(const FragileTask& t, std::vector<std::byte>& out) {
+    if (t.task.path == "unsendable") throw std::runtime_error("cannot encode task 'unsendable'");
+    Codec<PathTask>::encode(t.task, out);
+  }
   static FragileTask decode(std::span<const std::byte> in) {
     FragileTask t{Codec<PathTask>::decode(in)};
     if (t.task.path == "poison") throw std::runtime_error("cannot decode task 'poison'");
     return t;
+  }
+};
+
+namespace {
+
+// A boxed task (not trivially copyable) that counts its live instances, so a
+// test sees every box freed, whatever path its task took.
+std::atomic<long> g_live_tasks{0};
+struct CountedTask {
+  explicit CountedTask(std::uint32_t i) : id(i) { g_live_tasks.fetch_add(1, std::memory_order::relaxed); }  // a count read after joins
+  CountedTask(const CountedTask& o) : id(o.id) { g_live_tasks.fetch_add(1, std::memory_order::relaxed); }
+  CountedTask& operator=(const CountedTask&) = default;
+  ~CountedTask() { g_live_tasks.fetch_sub(1, std::memory_order::relaxed); }
+  std::uint32_t id;
+};
+
+}  // namespace
+
+template <>
+struct stealpool::mpi::Codec<CountedTask> {
+  static void encode(const CountedTask& t, std::vector<std::byte>& out) { put_u32(out, t.id); }
+  static CountedTask decode(std::span<const std::byte> in) {
+    std::uint32_t id = 0;
+    if (in.size() != sizeof id) throw std::runtime_error(cat({"CountedTask codec: ", num(in.size()), " bytes, expected 4"}));
+    std::memcpy(&id, in.data(), sizeof id);
+    return CountedTask(id);
   }
 };
 
@@ -415,25 +445,65 @@ bool coded_tasks_run_exactly_once_intact_all_on_rank0() {
   return true;
 }
 
-// One task, "poison", cannot be decoded. Rank 0 starts with it; while it stays
-// there it requeues itself, oldest in its worker's deque, with three short
-// leaves after it, so it is spare work until another rank steals it. The rank
-// that receives it fails with the codec's exception and the run stops on every
-// rank: RemoteTaskFailure elsewhere, quoting it. With one rank it never travels,
-// is never decoded, and the run ends normally.
-bool a_task_that_cannot_be_decoded_fails_its_rank_and_stops_every_rank() {
+// A run of FragileTasks, to be seeded with one task, `special`, on rank 0. While it
+// stays on rank 0 it requeues itself, oldest in its worker's deque, with three
+// short leaves after it, so it is spare work until another rank steals it (it
+// is never copied: one such task exists at a time). With one rank nobody steals
+// it: it runs once and the run ends normally.
+using FragileExec = mpi::DistExecutor<FragileTask>;
+FragileExec make_fragile_executor(const std::string& special) {
   mpi::DistConfig config;
   config.workers = 2;
-  mpi::DistExecutor<FragileTask> ex(config, [](FragileTask t, mpi::Context<FragileTask, stealpool::NoScratch>& ctx) {
-    if (t.task.path != "poison" || ctx.rank() != 0 || world_size() == 1) {
+  return FragileExec(config, [special](FragileTask t, mpi::Context<FragileTask, stealpool::NoScratch>& ctx) {
+    if (t.task.path != special || ctx.rank() != 0 || world_size() == 1) {
       g_sink = spin(t.task.path.size(), 20'000);
       return;
     }
-    ctx.spawn(std::move(t));  // requeued: the one poison task, never a copy
+    ctx.spawn(std::move(t));
     for (int i = 0; i < 3; ++i) ctx.spawn(FragileTask{PathTask{"leaf", {}}});
   });
+}
+
+// "poison" cannot be decoded: the rank that receives it fails with the codec's
+// exception, and the run stops on every rank (RemoteTaskFailure elsewhere).
+bool a_task_that_cannot_be_decoded_fails_its_rank_and_stops_every_rank() {
+  FragileExec ex = make_fragile_executor("poison");
   if (ex.rank() == 0) ex.seed(FragileTask{PathTask{"poison", {}}});
   return run_fails_with(ex, "cannot decode task 'poison'", world_size() == 1 ? 0 : 1, ex.rank() != 0);
+}
+
+// "unsendable" cannot be encoded: rank 0, which tries to send it, fails with the
+// codec's exception, and the run stops on every rank.
+bool a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank() {
+  FragileExec ex = make_fragile_executor("unsendable");
+  if (ex.rank() == 0) ex.seed(FragileTask{PathTask{"unsendable", {}}});
+  return run_fails_with(ex, "cannot encode task 'unsendable'", world_size() == 1 ? 0 : 1, ex.rank() == 0);
+}
+
+// Boxed tasks that never run are destroyed: seeds of an executor that is never
+// run, and the tasks a cancelled run drops (task 0 spawns 200 and throws). The
+// instance count is back to 0 on every rank once each executor is gone.
+bool coded_tasks_left_unrun_are_destroyed() {
+  using CountedExec = mpi::DistExecutor<CountedTask>;
+  auto runner = [](CountedTask t, mpi::Context<CountedTask, stealpool::NoScratch>& ctx) {
+    if (t.id != 0) return;
+    for (std::uint32_t i = 1; i <= 200; ++i) ctx.spawn(CountedTask(i));
+    throw std::runtime_error("task 0 failed");
+  };
+  {
+    CountedExec ex(mpi::DistConfig{}, runner);
+    for (std::uint32_t i = 0; i < 100; ++i) ex.seed(CountedTask(i));
+  }
+  if (g_live_tasks.load() != 0) return fail(cat({num(static_cast<std::uint64_t>(g_live_tasks.load())), " seeded tasks outlived an executor that never ran"}));
+  {
+    mpi::DistConfig config;
+    config.workers = 2;
+    CountedExec ex(config, runner);
+    if (ex.rank() == 0) ex.seed(CountedTask(0));
+    if (!run_fails_with(ex, "task 0 failed", 1, ex.rank() == 0)) return false;
+  }
+  if (g_live_tasks.load() != 0) return fail(cat({num(static_cast<std::uint64_t>(g_live_tasks.load())), " tasks outlived a cancelled run"}));
+  return true;
 }
 
 bool bad_config_is_refused_with_its_value() {
@@ -538,6 +608,9 @@ bool run_scenario(std::string_view name) {
   if (name == "coded_tasks_run_exactly_once_intact_all_on_rank0") return coded_tasks_run_exactly_once_intact_all_on_rank0();
   if (name == "a_task_that_cannot_be_decoded_fails_its_rank_and_stops_every_rank")
     return a_task_that_cannot_be_decoded_fails_its_rank_and_stops_every_rank();
+  if (name == "a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank")
+    return a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank();
+  if (name == "coded_tasks_left_unrun_are_destroyed") return coded_tasks_left_unrun_are_destroyed();
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
   if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
   if (name == "a_trace_has_a_process_per_rank_and_counts_every_task")
