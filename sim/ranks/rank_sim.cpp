@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <queue>
+#include <span>
 #include <stdexcept>
 #include <type_traits>
 
@@ -55,7 +56,6 @@ class SimPool final : public mpi::detail::LocalPool {
   SimPool(int rank, int workers) : idle_(static_cast<std::size_t>(workers)), rank_(rank) {
     for (int w = workers - 1; w >= 0; --w) idle_[static_cast<std::size_t>(workers - 1 - w)] = w;
   }
-  std::size_t task_bytes() const noexcept override { return sizeof(UtsNode); }
   bool dry() const noexcept override { return queue_.empty() && running_ == 0; }
   std::size_t take_half(std::size_t max, std::vector<std::byte>& out) override {
     const std::size_t n = std::min(max, queue_.size() / 2);
@@ -67,10 +67,10 @@ class SimPool final : public mpi::detail::LocalPool {
     }
     return n;
   }
-  void give(const std::byte* data, std::size_t n) override {
+  void give(std::span<const std::byte> batch, std::size_t n) override {
     for (std::size_t i = 0; i < n; ++i) {
       UtsNode node;
-      std::memcpy(&node, data + i * sizeof(UtsNode), sizeof(UtsNode));
+      std::memcpy(&node, batch.data() + i * sizeof(UtsNode), sizeof(UtsNode));
       queue_.push_back(node);
     }
   }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 namespace stealpool::mpi::detail {
 
@@ -112,10 +113,28 @@ void RankProtocol::send(int dest, int tag, std::vector<std::byte> bytes) {
   transport_.send(dest, tag, std::move(bytes), counted);
 }
 
+// A batch message is the task count (8 bytes, native order) followed by the
+// pool's bytes for those tasks, opaque here (README.md, "Task types and the batch
+// format"); a reply with no task is empty. Builds one into scratch_ from
+// take_half; returns the count.
+std::size_t RankProtocol::take_batch() {
+  scratch_.assign(sizeof(std::uint64_t), std::byte{0});
+  const std::uint64_t n = pool_.take_half(config_.max_batch, scratch_);
+  if (n == 0) {
+    scratch_.clear();
+    return 0;
+  }
+  std::memcpy(scratch_.data(), &n, sizeof n);
+  return static_cast<std::size_t>(n);
+}
+
 // A batch arrived (a steal reply or a lifeline push): queue it, or drop it when
 // the run is cancelled.
 void RankProtocol::accept(const std::vector<std::byte>& bytes) {
-  const std::size_t tasks = bytes.size() / pool_.task_bytes();
+  std::uint64_t count = 0;
+  if (bytes.size() < sizeof count) return;  // an empty reply
+  std::memcpy(&count, bytes.data(), sizeof count);
+  const auto tasks = static_cast<std::size_t>(count);
   if (tasks == 0) return;
   ++metrics_.batches_stolen;
   metrics_.tasks_stolen += tasks;
@@ -123,7 +142,7 @@ void RankProtocol::accept(const std::vector<std::byte>& bytes) {
     metrics_.tasks_dropped += tasks;
     return;
   }
-  pool_.give(bytes.data(), tasks);
+  pool_.give(std::span<const std::byte>(bytes).subspan(sizeof count), tasks);
   hunt_done_ = false;  // active again: the next time the rank runs dry it hunts anew
 }
 
@@ -132,7 +151,7 @@ void RankProtocol::answer_steal(int thief) {
   // Safra's model the receipt activated us and we sent while active.
   ++metrics_.steal_requests_answered;
   scratch_.clear();
-  const std::size_t n = cancelled_ ? 0 : pool_.take_half(config_.max_batch, scratch_);
+  const std::size_t n = cancelled_ ? 0 : take_batch();
   if (n != 0) {
     ++metrics_.batches_given;
     metrics_.tasks_given += n;
@@ -143,7 +162,7 @@ void RankProtocol::answer_steal(int thief) {
 
 void RankProtocol::on_steal_reply(const std::vector<std::byte>& bytes) {
   hunting_ = false;
-  if (bytes.size() >= pool_.task_bytes()) {
+  if (!bytes.empty()) {
     accept(bytes);
     return;
   }
@@ -161,8 +180,7 @@ bool RankProtocol::serve_lifelines() {
   bool any = false;
   while (!lifeline_thieves_.empty()) {
     // No empty pushes: the thief stays registered until there is work for it.
-    scratch_.clear();
-    const std::size_t n = pool_.take_half(config_.max_batch, scratch_);
+    const std::size_t n = take_batch();
     if (n == 0) break;
     ++metrics_.batches_given;
     ++metrics_.lifeline_pushes_given;

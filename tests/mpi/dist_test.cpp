@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <new>
 #include <regex>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -52,6 +54,15 @@ std::uint64_t current_address_space() {
   }
   return static_cast<std::uint64_t>(pages) * 4096u;
 }
+
+// Joins its parts with std::string::append (g++ 12 -O3 warns falsely, -Wrestrict,
+// on "literal" + std::string).
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (std::string_view p : parts) s.append(p);
+  return s;
+}
+std::string num(std::uint64_t v) { return std::to_string(v); }
 
 bool fail(const std::string& why) {
   std::fprintf(stderr, "rank %d: FAIL: %s\n", world_rank(), why.c_str());
@@ -167,31 +178,42 @@ bool a_trace_has_a_process_per_rank_and_counts_every_task() {
   return true;
 }
 
-bool exception_reaches_the_caller_on_its_rank() {
-  constexpr std::uint32_t kThrowAt = kIds / 2 + 7;
-  RangeExec ex = make_range_executor(2, kThrowAt);
-  seed_ranges(ex, true);
+// Runs `ex`, whose run must fail with `message`: thrown as is on `want_owns`
+// ranks (where it failed; never this one unless `may_fail_here`), quoted by
+// RemoteTaskFailure on every other rank (none when want_owns is 0: the run then
+// ends normally).
+template <class Exec>
+bool run_fails_with(Exec& ex, const std::string& message, int want_owns, bool may_fail_here) {
   int own = 0, remote = 0;
   std::string bad;
   try {
     ex.run();
   } catch (const mpi::RemoteTaskFailure& e) {
     remote = 1;
-    if (std::string_view(e.what()).find("task " + std::to_string(kThrowAt) + " failed") == std::string_view::npos)
-      bad = std::string("RemoteTaskFailure does not quote the task's message: ") + e.what();
+    if (std::string_view(e.what()).find(message) == std::string_view::npos)
+      bad = std::string("RemoteTaskFailure does not quote the failure's message: ") + e.what();
   } catch (const std::runtime_error& e) {
     own = 1;
-    if (std::string(e.what()) != "task " + std::to_string(kThrowAt) + " failed")
-      bad = std::string("unexpected exception: ") + e.what();
+    if (e.what() != message) bad = std::string("unexpected exception: ") + e.what();
+    if (!may_fail_here) bad = std::string("failed on a rank where it cannot: ") + e.what();
   }
   if (!bad.empty()) return fail(bad);
   int owns = 0, remotes = 0;
   MPI_Allreduce(&own, &owns, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&remote, &remotes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (owns != 1 || remotes != world_size() - 1)
-    return fail("ranks that got the task's exception: " + std::to_string(owns) + " (expected 1), RemoteTaskFailure: " +
-                std::to_string(remotes) + " (expected " + std::to_string(world_size() - 1) + ")");
+  const int want_remotes = want_owns == 0 ? 0 : world_size() - want_owns;
+  if (owns != want_owns || remotes != want_remotes)
+    return fail(cat({"ranks that got '", message, "': ", num(static_cast<std::uint64_t>(owns)), " (expected ",
+                     num(static_cast<std::uint64_t>(want_owns)), "), RemoteTaskFailure: ", num(static_cast<std::uint64_t>(remotes)),
+                     " (expected ", num(static_cast<std::uint64_t>(want_remotes)), ")"}));
   return true;
+}
+
+bool exception_reaches_the_caller_on_its_rank() {
+  constexpr std::uint32_t kThrowAt = kIds / 2 + 7;
+  RangeExec ex = make_range_executor(2, kThrowAt);
+  seed_ranges(ex, true);
+  return run_fails_with(ex, cat({"task ", num(kThrowAt), " failed"}), 1, true);
 }
 
 // Termination with steals in flight: many short runs in which rank 0 holds a
@@ -259,6 +281,228 @@ bool uts_small_tree_counts_match_serial(std::size_t workers) {
   if (total.nodes != serial.nodes || total.leaves != serial.leaves)
     return fail("nodes=" + std::to_string(total.nodes) + " leaves=" + std::to_string(total.leaves) + ", serial nodes=" +
                 std::to_string(serial.nodes) + " leaves=" + std::to_string(serial.leaves));
+  return true;
+}
+
+// --- tasks that need a codec: a path and the steps that spell it ----------------
+// A node of a tree of fan-out kPathFanout and depth kPathDepth: `steps` lists the
+// child indices from the root, `path` is "root" and one segment per step, of a
+// length that varies with the level and the child (paths reach over 100 bytes).
+// Each task checks that its path is the one its steps spell, so a byte lost or
+// garbled on the way fails the run; each leaf counts its visit by its index.
+struct PathTask {
+  std::string path;
+  std::vector<std::uint32_t> steps;
+};
+// The same, with a codec whose decode throws for the task whose path is
+// "poison", and whose encode throws for "unsendable".
+struct FragileTask {
+  PathTask task;
+};
+constexpr std::uint32_t kPathFanout = 4;
+constexpr std::uint32_t kPathDepth = 7;
+constexpr std::uint32_t kPathLeaves = 16'384;  // kPathFanout ^ kPathDepth
+constexpr std::uint64_t kPathTasks = 21'845;   // (kPathFanout ^ (kPathDepth + 1) - 1) / (kPathFanout - 1)
+
+std::string path_segment(std::size_t level, std::uint32_t child) {
+  std::string s("/");
+  s.append(1 + (level * 5 + child * 11) % 23, static_cast<char>('a' + child));
+  return s;
+}
+std::string spelled_path(const std::vector<std::uint32_t>& steps) {
+  std::string p("root");
+  for (std::size_t i = 0; i < steps.size(); ++i) p.append(path_segment(i, steps[i]));
+  return p;
+}
+
+void put_u32(std::vector<std::byte>& out, std::size_t v) {
+  const auto u = static_cast<std::uint32_t>(v);
+  const auto* b = reinterpret_cast<const std::byte*>(&u);
+  out.insert(out.end(), b, b + sizeof u);
+}
+// Reads a u32 and then that many elements of `elem` bytes; throws naming the sizes.
+std::span<const std::byte> take_counted(std::span<const std::byte>& in, std::size_t elem, std::uint32_t& count) {
+  if (in.size() < sizeof count) throw std::runtime_error(cat({"PathTask codec: ", num(in.size()), " bytes left, a count needs 4"}));
+  std::memcpy(&count, in.data(), sizeof count);
+  in = in.subspan(sizeof count);
+  if (in.size() / elem < count)
+    throw std::runtime_error(cat({"PathTask codec: a count of ", num(count), " with ", num(in.size()), " bytes left"}));
+  std::span<const std::byte> field = in.first(count * elem);
+  in = in.subspan(count * elem);
+  return field;
+}
+
+}  // namespace
+
+template <>
+struct stealpool::mpi::Codec<PathTask> {
+  static void encode(const PathTask& t, std::vector<std::byte>& out) {
+    put_u32(out, t.path.size());
+    const auto* p = reinterpret_cast<const std::byte*>(t.path.data());
+    out.insert(out.end(), p, p + t.path.size());
+    put_u32(out, t.steps.size());
+    const auto* s = reinterpret_cast<const std::byte*>(t.steps.data());
+    out.insert(out.end(), s, s + t.steps.size() * sizeof(std::uint32_t));
+  }
+  static PathTask decode(std::span<const std::byte> in) {
+    PathTask t;
+    std::uint32_t n = 0;
+    const std::span<const std::byte> path = take_counted(in, 1, n);
+    t.path.assign(reinterpret_cast<const char*>(path.data()), n);
+    const std::span<const std::byte> steps = take_counted(in, sizeof(std::uint32_t), n);
+    t.steps.resize(n);
+    if (n != 0) std::memcpy(t.steps.data(), steps.data(), steps.size());  // no null pointers to memcpy
+    if (!in.empty()) throw std::runtime_error(cat({"PathTask codec: ", num(in.size()), " bytes left over"}));
+    return t;
+  }
+};
+
+template <>
+struct stealpool::mpi::Codec<FragileTask> {
+  static void encode(const FragileTask& t, std::vector<std::byte>& out) {
+    if (t.task.path == "unsendable") throw std::runtime_error("cannot encode task 'unsendable'");
+    Codec<PathTask>::encode(t.task, out);
+  }
+  static FragileTask decode(std::span<const std::byte> in) {
+    FragileTask t{Codec<PathTask>::decode(in)};
+    if (t.task.path == "poison") throw std::runtime_error("cannot decode task 'poison'");
+    return t;
+  }
+};
+
+namespace {
+
+// A boxed task (not trivially copyable) that counts its live instances, so a
+// test sees every box freed, whatever path its task took.
+std::atomic<long> g_live_tasks{0};
+struct CountedTask {
+  explicit CountedTask(std::uint32_t i) : id(i) { g_live_tasks.fetch_add(1, std::memory_order::relaxed); }  // a count read after joins
+  CountedTask(const CountedTask& o) : id(o.id) { g_live_tasks.fetch_add(1, std::memory_order::relaxed); }
+  CountedTask& operator=(const CountedTask&) = default;
+  ~CountedTask() { g_live_tasks.fetch_sub(1, std::memory_order::relaxed); }
+  std::uint32_t id;
+};
+
+}  // namespace
+
+template <>
+struct stealpool::mpi::Codec<CountedTask> {
+  static void encode(const CountedTask& t, std::vector<std::byte>& out) { put_u32(out, t.id); }
+  static CountedTask decode(std::span<const std::byte> in) {
+    std::uint32_t id = 0;
+    if (in.size() != sizeof id) throw std::runtime_error(cat({"CountedTask codec: ", num(in.size()), " bytes, expected 4"}));
+    std::memcpy(&id, in.data(), sizeof id);
+    return CountedTask(id);
+  }
+};
+
+namespace {
+
+struct LeafVisits {
+  std::vector<std::uint32_t> count;  // count[leaf]: visits of that leaf by this worker
+};
+
+// Every node of the path tree runs exactly once, all of it seeded on rank 0, so
+// every other rank's work came in batches of coded tasks; each task arrives with
+// its path and steps intact (the runner checks, and throws if not).
+bool coded_tasks_run_exactly_once_intact_all_on_rank0() {
+  constexpr std::size_t kWorkers = 2;
+  mpi::DistConfig config;
+  config.workers = kWorkers;
+  mpi::DistExecutor<PathTask, LeafVisits> ex(
+      config, [](std::size_t) { return LeafVisits{std::vector<std::uint32_t>(kPathLeaves, 0)}; },
+      [](PathTask t, mpi::Context<PathTask, LeafVisits>& ctx) {
+        if (t.path != spelled_path(t.steps)) throw std::logic_error(cat({"task garbled on the way: path '", t.path, "'"}));
+        if (t.steps.size() < kPathDepth) {
+          for (std::uint32_t c = 0; c < kPathFanout; ++c) {
+            PathTask child{t.path, t.steps};
+            child.path.append(path_segment(t.steps.size(), c));
+            child.steps.push_back(c);
+            ctx.spawn(std::move(child));
+          }
+          return;
+        }
+        std::uint32_t leaf = 0;
+        for (std::uint32_t s : t.steps) leaf = leaf * kPathFanout + s;
+        ++ctx.scratch().count[leaf];
+        g_sink = spin(leaf, 10'000);
+      });
+  if (ex.rank() == 0) ex.seed(PathTask{"root", {}});
+  ex.run();
+  std::vector<std::uint32_t> visits(kPathLeaves, 0);
+  for (std::size_t w = 0; w < kWorkers; ++w)
+    for (std::uint32_t i = 0; i < kPathLeaves; ++i) visits[i] += ex.scratch(w)->count[i];
+  MPI_Allreduce(MPI_IN_PLACE, visits.data(), static_cast<int>(kPathLeaves), MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
+  for (std::uint32_t i = 0; i < kPathLeaves; ++i)
+    if (visits[i] != 1) return fail(cat({"leaf ", num(i), " was visited ", num(visits[i]), " times"}));
+  auto sum = [](std::uint64_t a, std::uint64_t b) { return a + b; };
+  const std::uint64_t run = ex.reduce(ex.metrics().tasks_run, sum);
+  const std::uint64_t given = ex.reduce(ex.metrics().tasks_given, sum);
+  const std::uint64_t stolen = ex.reduce(ex.metrics().tasks_stolen, sum);
+  if (run != kPathTasks) return fail(cat({"tasks_run summed over ranks is ", num(run), ", expected ", num(kPathTasks)}));
+  if (given != stolen) return fail(cat({"tasks given ", num(given), " != tasks stolen ", num(stolen)}));
+  if (ex.rank() == 0) std::printf("coded tasks that travelled between ranks: %llu\n", static_cast<unsigned long long>(stolen));
+  return true;
+}
+
+// A run of FragileTasks, to be seeded with one task, `special`, on rank 0. While it
+// stays on rank 0 it requeues itself, oldest in its worker's deque, with three
+// short leaves after it, so it is spare work until another rank steals it (it
+// is never copied: one such task exists at a time). With one rank nobody steals
+// it: it runs once and the run ends normally.
+using FragileExec = mpi::DistExecutor<FragileTask>;
+FragileExec make_fragile_executor(const std::string& special) {
+  mpi::DistConfig config;
+  config.workers = 2;
+  return FragileExec(config, [special](FragileTask t, mpi::Context<FragileTask, stealpool::NoScratch>& ctx) {
+    if (t.task.path != special || ctx.rank() != 0 || world_size() == 1) {
+      g_sink = spin(t.task.path.size(), 20'000);
+      return;
+    }
+    ctx.spawn(std::move(t));
+    for (int i = 0; i < 3; ++i) ctx.spawn(FragileTask{PathTask{"leaf", {}}});
+  });
+}
+
+// "poison" cannot be decoded: the rank that receives it fails with the codec's
+// exception, and the run stops on every rank (RemoteTaskFailure elsewhere).
+bool a_task_that_cannot_be_decoded_fails_its_rank_and_stops_every_rank() {
+  FragileExec ex = make_fragile_executor("poison");
+  if (ex.rank() == 0) ex.seed(FragileTask{PathTask{"poison", {}}});
+  return run_fails_with(ex, "cannot decode task 'poison'", world_size() == 1 ? 0 : 1, ex.rank() != 0);
+}
+
+// "unsendable" cannot be encoded: rank 0, which tries to send it, fails with the
+// codec's exception, and the run stops on every rank.
+bool a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank() {
+  FragileExec ex = make_fragile_executor("unsendable");
+  if (ex.rank() == 0) ex.seed(FragileTask{PathTask{"unsendable", {}}});
+  return run_fails_with(ex, "cannot encode task 'unsendable'", world_size() == 1 ? 0 : 1, ex.rank() == 0);
+}
+
+// Boxed tasks that never run are destroyed: seeds of an executor that is never
+// run, and the tasks a cancelled run drops (task 0 spawns 200 and throws). The
+// instance count is back to 0 on every rank once each executor is gone.
+bool coded_tasks_left_unrun_are_destroyed() {
+  using CountedExec = mpi::DistExecutor<CountedTask>;
+  auto runner = [](CountedTask t, mpi::Context<CountedTask, stealpool::NoScratch>& ctx) {
+    if (t.id != 0) return;
+    for (std::uint32_t i = 1; i <= 200; ++i) ctx.spawn(CountedTask(i));
+    throw std::runtime_error("task 0 failed");
+  };
+  {
+    CountedExec ex(mpi::DistConfig{}, runner);
+    for (std::uint32_t i = 0; i < 100; ++i) ex.seed(CountedTask(i));
+  }
+  if (g_live_tasks.load() != 0) return fail(cat({num(static_cast<std::uint64_t>(g_live_tasks.load())), " seeded tasks outlived an executor that never ran"}));
+  {
+    mpi::DistConfig config;
+    config.workers = 2;
+    CountedExec ex(config, runner);
+    if (ex.rank() == 0) ex.seed(CountedTask(0));
+    if (!run_fails_with(ex, "task 0 failed", 1, ex.rank() == 0)) return false;
+  }
+  if (g_live_tasks.load() != 0) return fail(cat({num(static_cast<std::uint64_t>(g_live_tasks.load())), " tasks outlived a cancelled run"}));
   return true;
 }
 
@@ -361,6 +605,12 @@ bool run_scenario(std::string_view name) {
   if (name == "exception_reaches_the_caller_on_its_rank") return exception_reaches_the_caller_on_its_rank();
   if (name == "uts_small_tree_counts_match_serial") return uts_small_tree_counts_match_serial(2);
   if (name == "termination_waits_for_in_flight_steals") return termination_waits_for_in_flight_steals();
+  if (name == "coded_tasks_run_exactly_once_intact_all_on_rank0") return coded_tasks_run_exactly_once_intact_all_on_rank0();
+  if (name == "a_task_that_cannot_be_decoded_fails_its_rank_and_stops_every_rank")
+    return a_task_that_cannot_be_decoded_fails_its_rank_and_stops_every_rank();
+  if (name == "a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank")
+    return a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank();
+  if (name == "coded_tasks_left_unrun_are_destroyed") return coded_tasks_left_unrun_are_destroyed();
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
   if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
   if (name == "a_trace_has_a_process_per_rank_and_counts_every_task")

@@ -6,17 +6,20 @@
 // box and the queues carry the pointer; the box is freed when the task is taken
 // out to run, or when an unrun task is discarded. So any movable T works, and the
 // recommended task shape (small, trivially copyable) costs no allocation.
+// kInlineBytes: the largest task kept inline (32, the Executor's choice above;
+// stealpool::mpi uses 64, the deque slot's limit, which its tasks always had).
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 #include <utility>
 
 namespace stealpool::detail {
 
-template <class T>
+template <class T, std::size_t kInlineBytes = 32>
 struct TaskBox {
   static_assert(std::is_move_constructible_v<T>, "Executor task types must be move-constructible");
-  static constexpr bool kInline = std::is_trivially_copyable_v<T> && sizeof(T) <= 32;
+  static constexpr bool kInline = std::is_trivially_copyable_v<T> && sizeof(T) <= kInlineBytes;
   using Stored = std::conditional_t<kInline, T, T*>;
 
   static Stored box(T&& task) {

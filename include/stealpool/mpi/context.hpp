@@ -17,6 +17,7 @@ class Context {
   // Queues a task on this worker's deque: a push, plus a wake-up when a sibling
   // sleeps. Other workers of the rank, and other ranks, may steal it.
   void spawn(const T& task);
+  void spawn(T&& task);  // moves a boxed task (codec.hpp) instead of copying it
   S& scratch() noexcept { return scratch_; }
   std::size_t worker_id() const noexcept { return worker_; }
   int rank() const noexcept { return rank_; }

@@ -13,9 +13,16 @@
 //   ex.run();                                                // collective: returns on global termination
 //   Counts total = ex.reduce(my_counts, add);                // collective: every rank gets it
 //
-// Task type T: trivially copyable, at most 64 bytes; tasks travel between ranks
-// as their bytes (ranks must share the architecture and the binary). Scratch S:
-// per worker, built on the worker thread by scratch_init(worker_id).
+// Task type T (codec.hpp): either trivially copyable and at most 64 bytes, which
+// travels between ranks as its bytes and sits by value in the deques (no
+// allocation); or any move-constructible type with a stealpool::mpi::Codec<T>
+// specialisation (encode appends a task's bytes, decode rebuilds it from exactly
+// those bytes and throws on malformed input), which is boxed inside a rank (one
+// heap allocation per task; a task still queued when the run is cancelled or the
+// executor destroyed is destroyed) and travels as a 4-byte length and its
+// encoding. Any other T fails to compile with a static_assert saying so. Ranks
+// must share the architecture and the binary. Scratch S: per worker, built on the
+// worker thread by scratch_init(worker_id).
 //
 // Who may call what: every member except rank(), size(), scratch() and metrics()
 // is collective or MPI-calling and belongs to one thread, the one that called
@@ -30,7 +37,9 @@
 // task seeded or spawned has run exactly once. If a task throws, the run is
 // cancelled on every rank (remaining tasks are dropped, counted in
 // RankMetrics::tasks_dropped); run() then rethrows the exception on the rank where
-// it was thrown and throws RemoteTaskFailure on the others.
+// it was thrown and throws RemoteTaskFailure on the others. A Codec<T> whose
+// encode or decode throws counts as such a task: the batch being sent or received
+// is dropped, and its exception is the rank's.
 //
 // Throws: std::runtime_error when MPI gives too low a thread level (naming it and
 // the level needed); std::invalid_argument for a bad config (naming the field and
@@ -40,8 +49,11 @@
 // others a std::runtime_error naming it, instead of waiting for it forever.
 //
 // Costs: spawn is a deque push and a relaxed load (a futex wake when a sibling
-// sleeps); a steal between ranks is a request and a reply message; an idle rank
-// probes MPI about once a millisecond.
+// sleeps), plus a heap allocation for a boxed T; a steal between ranks is a
+// request and a reply message (8 bytes of task count, then the tasks: sizeof(T)
+// each, or 4 bytes plus the encoding, an encode on the sending and a decode and
+// an allocation on the receiving progress thread); an idle rank probes MPI about
+// once a millisecond.
 #pragma once
 
 #include <mpi.h>
@@ -59,6 +71,7 @@
 #include <utility>
 #include <vector>
 
+#include "stealpool/mpi/codec.hpp"
 #include "stealpool/mpi/context.hpp"
 #include "stealpool/mpi/detail/agree.hpp"
 #include "stealpool/mpi/detail/progress.hpp"
@@ -72,6 +85,10 @@ namespace stealpool::mpi {
 
 template <class T, class S = NoScratch>
 class DistExecutor {
+  static_assert(DistTask<T>, "stealpool::mpi::DistExecutor<T>: T must be trivially copyable and at most 64 bytes, or "
+                             "specialise stealpool::mpi::Codec<T> with static void encode(const T&, "
+                             "std::vector<std::byte>&) and static T decode(std::span<const std::byte>) (codec.hpp)");
+
  public:
   using Runner = std::function<void(T, Context<T, S>&)>;
   using ScratchInit = std::function<S(std::size_t)>;

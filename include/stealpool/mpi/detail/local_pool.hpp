@@ -2,9 +2,13 @@
 // (Progress) needs from a rank's worker pool, with the task type erased to bytes
 // so that the protocol is compiled once (src/mpi/progress.cpp).
 // Every member is called by the progress thread only (the thread in run()).
+// A batch is opaque here: the pool writes its tasks' bytes (codec.hpp, TaskWire)
+// and the protocol carries them with their count (README.md, "Task types and the
+// batch format").
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,17 +17,19 @@ namespace stealpool::mpi::detail {
 class LocalPool {
  public:
   virtual ~LocalPool() = default;
-  // sizeof(T): tasks travel as their bytes.
-  virtual std::size_t task_bytes() const noexcept = 0;
   // True when the rank holds no task, queued or running ([MPI-outstanding]). Once
   // true it stays true until give() is called: only the progress thread adds work
   // to a dry rank.
   virtual bool dry() const noexcept = 0;
   // Takes about half of the rank's queued tasks (at most `max`), oldest first, and
   // appends their bytes to `out`. Returns how many. Running tasks are not spare.
+  // A task that cannot be encoded fails the rank as a task would; the tasks
+  // taken are then dropped, `out` is left as it was, and 0 is returned.
   virtual std::size_t take_half(std::size_t max, std::vector<std::byte>& out) = 0;
-  // Queues `n` tasks received from another rank and wakes workers for them.
-  virtual void give(const std::byte* data, std::size_t n) = 0;
+  // Queues the `n` tasks whose bytes take_half wrote on another rank, and wakes
+  // workers for them. Does not throw: a batch that cannot be decoded fails the
+  // rank as a task would (failed(), failure_text()) and its tasks are dropped.
+  virtual void give(std::span<const std::byte> batch, std::size_t n) = 0;
   // Another rank failed: tasks are dropped unrun from now on.
   virtual void cancel() noexcept = 0;
   // A task on this rank threw ([MPI-failed-before-dry]); what() of its exception.

@@ -8,6 +8,12 @@
 // locals_[i]; the progress thread (the caller of DistExecutor::run) calls the
 // LocalPool members and start/stop_and_join; thieves (workers and the progress
 // thread) steal from any deque's top.
+//
+// Tasks are stored as TaskBox<T, 64>::Stored: by value when T is trivially
+// copyable and at most 64 bytes, else as a pointer to a heap T (one allocation
+// per task; every box is freed when its task runs, is dropped, is sent to another
+// rank, or is still queued when the pool is destroyed). Between ranks they travel
+// as TaskWire<T> writes them (codec.hpp).
 #pragma once
 
 #include <algorithm>
@@ -22,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -29,6 +36,8 @@
 #include <vector>
 
 #include "stealpool/detail/cache_line.hpp"
+#include "stealpool/detail/task_box.hpp"
+#include "stealpool/mpi/codec.hpp"
 #include "stealpool/mpi/context.hpp"
 #include "stealpool/mpi/detail/local_pool.hpp"
 #include "stealpool/mpi/dist_config.hpp"
@@ -40,8 +49,11 @@ namespace stealpool::mpi::detail {
 
 template <class T, class S>
 class RankPool final : public LocalPool {
-  static_assert(std::is_trivially_copyable_v<T>, "stealpool::mpi tasks travel between ranks as bytes: trivially copyable");
-  static_assert(sizeof(T) <= stealpool::detail::kMaxInlineItemBytes, "stealpool::mpi tasks must be at most 64 bytes");
+  static_assert(DistTask<T>, "stealpool::mpi task types: trivially copyable and at most 64 bytes, or give them a "
+                             "stealpool::mpi::Codec<T> specialisation (stealpool/mpi/codec.hpp)");
+  using Box = stealpool::detail::TaskBox<T, stealpool::detail::kMaxInlineItemBytes>;
+  using Stored = typename Box::Stored;
+  using Wire = TaskWire<T>;
 
  public:
   using Runner = std::function<void(T, Context<T, S>&)>;
@@ -50,16 +62,35 @@ class RankPool final : public LocalPool {
   RankPool(const DistConfig& config, int rank, ScratchInit init, Runner runner)
       : config_(config), rank_(rank), init_(std::move(init)), runner_(std::move(runner)) {
     for (std::size_t i = 0; i < config_.workers; ++i) {
-      deques_.push_back(std::make_unique<ChaseLevDeque<T>>());
+      deques_.push_back(std::make_unique<ChaseLevDeque<Stored>>());
       locals_.push_back(std::make_unique<WorkerLocal>(derive_worker_seed(config_.seed ^ static_cast<std::uint64_t>(rank), i)));
     }
   }
-  ~RankPool() override { stop_and_join(); }
+  ~RankPool() override {
+    stop_and_join();
+    // Boxes of tasks still queued (a run given up before it began, or no run):
+    // the workers are joined, so this thread is every deque's owner now.
+    if constexpr (!Box::kInline) {
+      for (auto& d : deques_)
+        while (std::optional<Stored> s = d->pop()) Box::discard(*s);
+      for (Stored s : inbound_) Box::discard(s);
+    }
+  }
   RankPool(const RankPool&) = delete;
   RankPool& operator=(const RankPool&) = delete;
 
   // Before start(): tasks this rank begins with.
-  void seed(const T* tasks, std::size_t n) { give(reinterpret_cast<const std::byte*>(tasks), n); }
+  void seed(const T* tasks, std::size_t n) {
+    std::vector<Stored> boxed;
+    boxed.reserve(n);
+    try {
+      for (std::size_t i = 0; i < n; ++i) boxed.push_back(Box::box(T(tasks[i])));
+    } catch (...) {
+      discard_all(boxed);
+      throw;
+    }
+    queue_inbound(boxed);
+  }
 
   // Starts the workers; they wait at the gate until open_gate() or abandon().
   // Throws what std::thread throws; the workers started so far wait.
@@ -99,6 +130,7 @@ class RankPool final : public LocalPool {
       m.local_steals += l->local_steals;
       m.idle_s += std::chrono::duration<double>(l->idle).count();
     }
+    m.tasks_dropped += dropped_in_transit_;
   }
   std::exception_ptr first_error() const {
     std::lock_guard<std::mutex> lock(error_mu_);
@@ -110,8 +142,6 @@ class RankPool final : public LocalPool {
   }
 
   // --- LocalPool: the progress thread's view --------------------------------------
-  std::size_t task_bytes() const noexcept override { return sizeof(T); }
-
   bool dry() const noexcept override {
     // [MPI-outstanding] seq_cst load: 0 means no worker holds a token, the inbound
     // queue is empty and no task is running. Also [MPI-failed-before-dry]: the
@@ -125,14 +155,14 @@ class RankPool final : public LocalPool {
     std::size_t spare = inbound_size_.value.load(std::memory_order::relaxed);  // a count to halve, not a guarantee
     for (const auto& d : deques_) spare += d->size_hint();
     const std::size_t want = std::min(max, spare / 2);
-    std::size_t taken = take_inbound(want, out);
-    for (int pass = 0; taken < want && pass < 8; ++pass) {
+    export_.clear();
+    take_inbound(want);
+    for (int pass = 0; export_.size() < want && pass < 8; ++pass) {
       bool any = false;
-      for (std::size_t i = 0; i < deques_.size() && taken < want; ++i) {
-        Steal<T> s = deques_[i]->steal();  // the oldest task: in tree searches the largest subtree
+      for (std::size_t i = 0; i < deques_.size() && export_.size() < want; ++i) {
+        Steal<Stored> s = deques_[i]->steal();  // the oldest task: in tree searches the largest subtree
         if (s.is_success()) {
-          append(out, s.value());
-          ++taken;
+          export_.push_back(std::move(s).value());
           any = true;
         } else if (s.is_retry()) {
           any = true;
@@ -140,26 +170,37 @@ class RankPool final : public LocalPool {
       }
       if (!any) break;
     }
+    std::size_t taken = export_.size();
+    const std::size_t at = out.size();
+    try {
+      for (const Stored& s : export_) Wire::append(out, deref(s));
+    } catch (...) {
+      out.resize(at);
+      fail_in_transit(std::current_exception(), taken);
+      taken = 0;
+    }
+    discard_all(export_);  // sent as bytes, or dropped
     // [MPI-outstanding] acq_rel: the taken tasks now sit in `out`, which the caller
-    // sends at once as a counted message (Safra's count covers them from here).
+    // sends at once as a counted message (Safra's count covers them from here), or
+    // were dropped with the rank failed first ([MPI-failed-before-dry]).
     outstanding_.value.fetch_sub(1, std::memory_order::acq_rel);
     return taken;
   }
 
-  void give(const std::byte* data, std::size_t n) override {
+  void give(std::span<const std::byte> batch, std::size_t n) override {
     if (n == 0) return;
-    // [MPI-outstanding] counted before the tasks become visible to the workers.
-    outstanding_.value.fetch_add(static_cast<std::int64_t>(n), std::memory_order::seq_cst);
-    {
-      std::lock_guard<std::mutex> lock(inbound_mu_);
-      for (std::size_t i = 0; i < n; ++i) {
-        T task;
-        std::memcpy(&task, data + i * sizeof(T), sizeof(T));
-        inbound_.push_back(task);
-      }
-      inbound_size_.value.store(inbound_.size(), std::memory_order::relaxed);  // a hint; the lock orders the queue
+    std::vector<Stored> boxed;
+    boxed.reserve(n);
+    try {
+      Wire::for_each(batch, n, [&boxed](T&& task) { boxed.push_back(Box::box(std::move(task))); });
+    } catch (...) {
+      // Not one task of the batch is queued: the rank fails as if a task had
+      // thrown, before the progress thread next reads failed() ([MPI-failed-before-dry]).
+      discard_all(boxed);
+      fail_in_transit(std::current_exception(), n);
+      return;
     }
-    wake_all();
+    queue_inbound(boxed);
   }
 
   void cancel() noexcept override {
@@ -174,9 +215,9 @@ class RankPool final : public LocalPool {
   }
 
   // --- the workers' side ------------------------------------------------------------
-  void push(std::size_t worker, const T& task) {
+  void push(std::size_t worker, T&& task) {
     WorkerLocal& me = *locals_[worker];
-    deques_[worker]->push(task);
+    Box::box_and_push(std::move(task), [&](Stored s) { deques_[worker]->push(s); });
     if (++me.spawns_since_wake >= kFencedWakeEvery) {
       me.spawns_since_wake = 0;
       wake_one_fenced();
@@ -223,7 +264,7 @@ class RankPool final : public LocalPool {
       // finds is covered from the moment it leaves a queue.
       outstanding_.value.fetch_add(1, std::memory_order::seq_cst);
       for (int round = 0; round < kSpinRounds; ++round) {
-        while (std::optional<T> task = find_task(id, me)) {
+        while (std::optional<Stored> task = find_task(id, me)) {
           execute(*task, me, ctx.get());
           round = 0;
         }
@@ -241,28 +282,29 @@ class RankPool final : public LocalPool {
     }
   }
 
-  void execute(const T& task, WorkerLocal& me, Context<T, S>* ctx) {
+  void execute(Stored task, WorkerLocal& me, Context<T, S>* ctx) {
     // [MPI-cancel] relaxed: a late view only runs one more task of a cancelled run.
     if (ctx == nullptr || cancelled_.load(std::memory_order::relaxed)) {
+      Box::discard(task);
       ++me.tasks_dropped;
       return;
     }
     ++me.tasks_run;
     try {
-      runner_(task, *ctx);
+      runner_(Box::unbox(task), *ctx);
     } catch (...) {
       record_failure(std::current_exception());
     }
   }
 
-  std::optional<T> find_task(std::size_t id, WorkerLocal& me) {
-    if (std::optional<T> t = deques_[id]->pop()) {
+  std::optional<Stored> find_task(std::size_t id, WorkerLocal& me) {
+    if (std::optional<Stored> t = deques_[id]->pop()) {
       if (trace_ != nullptr) [[unlikely]]
         trace_->on_task(id, TaskSource::local, id);
       return t;
     }
     if (inbound_size_.value.load(std::memory_order::relaxed) != 0) {  // a hint; take_inbound locks
-      if (std::optional<T> t = take_inbound_chunk(id)) {
+      if (std::optional<Stored> t = take_inbound_chunk(id)) {
         // "injector": the rank's inbound queue (seeds and batches from other ranks).
         if (trace_ != nullptr) [[unlikely]]
           trace_->on_task(id, TaskSource::injector, id);
@@ -277,7 +319,7 @@ class RankPool final : public LocalPool {
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t v = (start + k) % n;
         if (v == id) continue;
-        Steal<T> s = deques_[v]->steal();
+        Steal<Stored> s = deques_[v]->steal();
         if (s.is_success()) {
           ++me.local_steals;
           if (trace_ != nullptr) [[unlikely]]
@@ -293,8 +335,8 @@ class RankPool final : public LocalPool {
 
   // Up to kInboundChunk tasks from the inbound queue: the first to run, the rest
   // onto our deque (where siblings and the exporter can still take them).
-  std::optional<T> take_inbound_chunk(std::size_t id) {
-    std::vector<T> chunk;
+  std::optional<Stored> take_inbound_chunk(std::size_t id) {
+    std::vector<Stored> chunk;
     {
       std::lock_guard<std::mutex> lock(inbound_mu_);
       const std::size_t k = std::min(kInboundChunk, inbound_.size());
@@ -311,26 +353,49 @@ class RankPool final : public LocalPool {
     return chunk.front();
   }
 
-  // For the exporter: up to `want` tasks from the inbound queue into `out`.
-  std::size_t take_inbound(std::size_t want, std::vector<std::byte>& out) {
+  // For the exporter: up to `want` tasks from the inbound queue onto export_.
+  void take_inbound(std::size_t want) {
     std::size_t k = 0;
     {
       std::lock_guard<std::mutex> lock(inbound_mu_);
       for (; k < want && !inbound_.empty(); ++k) {
-        append(out, inbound_.front());
+        export_.push_back(inbound_.front());
         inbound_.pop_front();
       }
       inbound_size_.value.store(inbound_.size(), std::memory_order::relaxed);
     }
     // [MPI-outstanding] the exporter's token covers them now.
     if (k != 0) outstanding_.value.fetch_sub(static_cast<std::int64_t>(k), std::memory_order::acq_rel);
-    return k;
   }
 
-  static void append(std::vector<std::byte>& out, const T& task) {
-    const std::size_t at = out.size();
-    out.resize(at + sizeof(T));
-    std::memcpy(out.data() + at, &task, sizeof(T));
+  // Seeds, or a decoded batch: onto the inbound queue, and the workers woken.
+  void queue_inbound(const std::vector<Stored>& tasks) {
+    if (tasks.empty()) return;
+    // [MPI-outstanding] counted before the tasks become visible to the workers.
+    outstanding_.value.fetch_add(static_cast<std::int64_t>(tasks.size()), std::memory_order::seq_cst);
+    {
+      std::lock_guard<std::mutex> lock(inbound_mu_);
+      inbound_.insert(inbound_.end(), tasks.begin(), tasks.end());
+      inbound_size_.value.store(inbound_.size(), std::memory_order::relaxed);  // a hint; the lock orders the queue
+    }
+    wake_all();
+  }
+
+  static const T& deref(const Stored& s) noexcept {
+    if constexpr (Box::kInline) return s;
+    else return *s;
+  }
+  static void discard_all(std::vector<Stored>& tasks) noexcept {
+    for (Stored s : tasks) Box::discard(s);
+    tasks.clear();
+  }
+
+  // The progress thread could not encode or decode `n` tasks: they are dropped
+  // (counted in tasks_dropped) and the rank fails as if a task had thrown, so
+  // the run is cancelled everywhere and run() rethrows `e` here.
+  void fail_in_transit(std::exception_ptr e, std::size_t n) noexcept {
+    dropped_in_transit_ += n;
+    record_failure(std::move(e));
   }
 
   bool work_visible() const noexcept {
@@ -413,15 +478,17 @@ class RankPool final : public LocalPool {
   bool abandoned_ = false;  // written before the gate opens, read after it ([MPI-gate])
   std::atomic<bool> cancelled_{false};                                  // [MPI-cancel]
   std::atomic<bool> failed_{false};                                     // [MPI-failed-before-dry]
-  std::vector<std::unique_ptr<ChaseLevDeque<T>>> deques_;               // [i]: bottom owned by worker i
+  std::vector<std::unique_ptr<ChaseLevDeque<Stored>>> deques_;          // [i]: bottom owned by worker i
   std::mutex inbound_mu_;
-  std::deque<T> inbound_;  // guarded by inbound_mu_: batches from other ranks, and the seeds
+  std::deque<Stored> inbound_;  // guarded by inbound_mu_: batches from other ranks, and the seeds
   mutable std::mutex error_mu_;
   std::exception_ptr first_error_;  // guarded by error_mu_
   std::string failure_text_;        // guarded by error_mu_
 
   std::vector<std::unique_ptr<WorkerLocal>> locals_;  // [i]: owner-private to worker i
   std::vector<std::thread> threads_;                  // the progress thread's
+  std::vector<Stored> export_;                        // the progress thread's: tasks take_half took
+  std::uint64_t dropped_in_transit_ = 0;              // the progress thread's: fail_in_transit's tasks
 };
 
 }  // namespace stealpool::mpi::detail
@@ -429,6 +496,10 @@ class RankPool final : public LocalPool {
 namespace stealpool::mpi {
 template <class T, class S>
 void Context<T, S>::spawn(const T& task) {
-  pool_.push(worker_, task);
+  pool_.push(worker_, T(task));
+}
+template <class T, class S>
+void Context<T, S>::spawn(T&& task) {
+  pool_.push(worker_, std::move(task));
 }
 }  // namespace stealpool::mpi

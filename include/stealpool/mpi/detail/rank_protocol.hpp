@@ -97,6 +97,7 @@ class RankProtocol {
   };
 
   void send(int dest, int tag, std::vector<std::byte> bytes);
+  std::size_t take_batch();
   void accept(const std::vector<std::byte>& bytes);
   void answer_steal(int thief);
   void on_steal_reply(const std::vector<std::byte>& bytes);
@@ -131,7 +132,7 @@ class RankProtocol {
   bool cancel_sent_ = false;
   int failed_rank_ = -1;
   std::string failure_text_;
-  std::vector<std::byte> scratch_;  // batch being built by take_half
+  std::vector<std::byte> scratch_;  // batch message being built by take_batch
   RankMetrics metrics_;
 };
 
