@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "stealpool/detail/cache_line.hpp"
+#include "stealpool/detail/sink_trace.hpp"
 #include "stealpool/detail/task_box.hpp"
 #include "stealpool/mpi/codec.hpp"
 #include "stealpool/mpi/context.hpp"
@@ -43,7 +44,6 @@
 #include "stealpool/mpi/dist_config.hpp"
 #include "stealpool/queue/chase_lev_deque.hpp"
 #include "stealpool/rng.hpp"
-#include "stealpool/trace.hpp"
 
 namespace stealpool::mpi::detail {
 
@@ -275,8 +275,7 @@ class RankPool final : public LocalPool {
       // before its CAS) happen before our release below.
       std::atomic_thread_fence(std::memory_order::acquire);
       outstanding_.value.fetch_sub(1, std::memory_order::acq_rel);  // [MPI-outstanding] token down
-      if (trace_ != nullptr) [[unlikely]]  // before the stop check: the last run slice ends
-        trace_->on_idle(id);
+      trace_.on_idle(id, stealpool::detail::IdleKind::park);  // before the stop check: the last run slice ends
       if (stop_.value.load(std::memory_order::acquire)) return;    // [MPI-stop]
       idle_wait(id, me);
     }
@@ -299,15 +298,13 @@ class RankPool final : public LocalPool {
 
   std::optional<Stored> find_task(std::size_t id, WorkerLocal& me) {
     if (std::optional<Stored> t = deques_[id]->pop()) {
-      if (trace_ != nullptr) [[unlikely]]
-        trace_->on_task(id, TaskSource::local, id);
+      trace_.on_pop(id, stealpool::detail::PopSource::local, id);
       return t;
     }
     if (inbound_size_.value.load(std::memory_order::relaxed) != 0) {  // a hint; take_inbound locks
       if (std::optional<Stored> t = take_inbound_chunk(id)) {
         // "injector": the rank's inbound queue (seeds and batches from other ranks).
-        if (trace_ != nullptr) [[unlikely]]
-          trace_->on_task(id, TaskSource::injector, id);
+        trace_.on_pop(id, stealpool::detail::PopSource::injector, id);
         return t;
       }
     }
@@ -322,8 +319,7 @@ class RankPool final : public LocalPool {
         Steal<Stored> s = deques_[v]->steal();
         if (s.is_success()) {
           ++me.local_steals;
-          if (trace_ != nullptr) [[unlikely]]
-            trace_->on_task(id, TaskSource::steal, v);
+          trace_.on_pop(id, stealpool::detail::PopSource::steal, v);
           return std::move(s).value();
         }
         retry |= s.is_retry();
@@ -416,11 +412,9 @@ class RankPool final : public LocalPool {
     // of the count. One of the two sees the other.
     std::atomic_thread_fence(std::memory_order::seq_cst);
     if (!work_visible() && !stop_.value.load(std::memory_order::acquire)) {  // [MPI-stop]
-      if (trace_ != nullptr) [[unlikely]]
-        trace_->on_park(id);
+      trace_.on_park(id);
       epoch_.value.wait(epoch, std::memory_order::acquire);
-      if (trace_ != nullptr) [[unlikely]]
-        trace_->on_unpark(id, true);
+      trace_.on_unpark(id, true);
     }
     sleepers_.value.fetch_sub(1, std::memory_order::relaxed);  // a count for wakers' hints only
     me.idle += std::chrono::steady_clock::now() - t0;
@@ -463,7 +457,7 @@ class RankPool final : public LocalPool {
 
   // Immutable after construction.
   const DistConfig config_;
-  TraceSink* const trace_ = config_.trace;  // null unless tracing
+  stealpool::detail::SinkTrace trace_{config_.trace};  // forwards to the sink; a no-op when it is null
   const int rank_;
   const ScratchInit init_;
   const Runner runner_;
