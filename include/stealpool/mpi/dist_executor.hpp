@@ -97,25 +97,18 @@ class DistExecutor {
     // The same library on every rank: refused everywhere or nowhere, and before
     // any collective call (agree() itself needs the thread level).
     require_thread_level("stealpool::mpi::DistExecutor");
-    std::exception_ptr bad;
-    try {
+    detail::agree(config_.comm, "checking the configuration", [&] {  // [MPI-agree]
       config_.validate();
       if (!scratch_init) throw std::invalid_argument("stealpool::mpi::DistExecutor: scratch_init is empty");
       if (!runner) throw std::invalid_argument("stealpool::mpi::DistExecutor: runner is empty");
-    } catch (...) {
-      bad = std::current_exception();
-    }
-    detail::agree(config_.comm, "checking the configuration", bad);  // [MPI-agree]
+    });
     MPI_Comm_dup(config_.comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
     try {
-      try {
+      detail::agree(comm_, "building the rank's pool", [&] {  // [MPI-agree]
         pool_ = std::make_unique<detail::RankPool<T, S>>(config_, rank_, std::move(scratch_init), std::move(runner));
-      } catch (...) {
-        bad = std::current_exception();
-      }
-      detail::agree(comm_, "building the rank's pool", bad);  // [MPI-agree]
+      });
     } catch (...) {
       MPI_Comm_free(&comm_);  // no destructor runs for a constructor that throws
       throw;
@@ -155,15 +148,11 @@ class DistExecutor {
     // The workers start behind a gate: a rank that cannot start them all makes
     // every rank give up before any task runs ([MPI-agree]).
     std::optional<detail::Progress> progress;
-    std::exception_ptr bad;
     try {
-      progress.emplace(comm_, config_, *pool_);
-      pool_->start();
-    } catch (...) {
-      bad = std::current_exception();
-    }
-    try {
-      detail::agree(comm_, "starting the workers", bad);
+      detail::agree(comm_, "starting the workers", [&] {
+        progress.emplace(comm_, config_, *pool_);
+        pool_->start();
+      });
     } catch (...) {
       pool_->abandon();  // the workers leave at the gate: no task runs
       throw;

@@ -10,12 +10,19 @@
 
 namespace stealpool::mpi::detail {
 
-// Collective over `comm`: every rank passes what its local step threw (or null).
-// If any rank failed, every rank throws: the failing ranks their own exception,
-// the others a std::runtime_error naming the highest failing rank and `step`.
-// Without it, a rank that threw before a collective call would leave the others
-// waiting in that call forever.
-inline void agree(MPI_Comm comm, const char* step, std::exception_ptr local) {
+// Collective over `comm`: every rank runs its local `step` (which may throw),
+// then the ranks agree. If any rank's step threw, every rank throws: the failing
+// ranks their own exception, the others a std::runtime_error naming the highest
+// failing rank and `what_step`. Without it, a rank that threw before a
+// collective call would leave the others waiting in that call forever.
+template <class Step>
+void agree(MPI_Comm comm, const char* what_step, Step&& step) {
+  std::exception_ptr local;
+  try {
+    step();
+  } catch (...) {
+    local = std::current_exception();
+  }
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int mine = local ? rank + 1 : 0;
@@ -24,7 +31,7 @@ inline void agree(MPI_Comm comm, const char* step, std::exception_ptr local) {
   if (local) std::rethrow_exception(local);
   if (worst != 0) {
     std::string what = "stealpool::mpi::DistExecutor: ";
-    what.append(step).append(" failed on rank ").append(std::to_string(worst - 1)).append(", so no rank goes on");
+    what.append(what_step).append(" failed on rank ").append(std::to_string(worst - 1)).append(", so no rank goes on");
     throw std::runtime_error(what);
   }
 }
