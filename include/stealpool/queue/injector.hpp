@@ -23,6 +23,7 @@
 // queue/README.md, section "Injector". Tags like [INJ-claim] name its pairs.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -267,8 +268,7 @@ class Injector {
     return new Block;
   }
 
-  static constexpr std::size_t kCached =
-      Cached != 0 ? Cached : (sizeof(Block) >= 65536 ? 1 : 65536 / sizeof(Block));
+  static constexpr std::size_t kCached = Cached != 0 ? Cached : std::max<std::size_t>(1, 65536 / sizeof(Block));
 
   // Shared: consumers CAS it. head_block_ changes only while head_ is at a marker.
   detail::Padded<Atomic<std::uint64_t>> head_{};
