@@ -168,25 +168,16 @@ struct BatchVsTwo : InjectorTest<BatchVsTwo<Sync>, 3, 2, Sync> {
 // it. A consumer that reads the wrong lap's block, a reused block's stale
 // `ready` or `next`, or a block after it was freed, fails the item checks,
 // exactly-once, or Relacy's own checks (use after free).
-template <class Sync>
-struct Boundaries : InjectorTest<Boundaries<Sync>, 2, 3, Sync, 2> {
+// (c2), Consumers = 2 and Attempts = 2: as (c) with two consumers racing to
+// finish and retire the blocks, one maybe reading a block the other retired and
+// the producer reused.
+template <class Sync, int Consumers = 1, int Attempts = 3>
+struct Boundaries : InjectorTest<Boundaries<Sync, Consumers, Attempts>, Consumers + 1, 3, Sync, 2> {
   void thread(unsigned index) {
     if (index == 0) {
       for (int v = 0; v < 3; ++v) this->queue.push(make_item(v));
     } else {
-      this->steal_in_order(static_cast<int>(index), 3);
-    }
-  }
-};
-
-// (c2) as (c) with two consumers racing to finish and free the blocks.
-template <class Sync>
-struct BoundariesTwo : InjectorTest<BoundariesTwo<Sync>, 3, 3, Sync, 2> {
-  void thread(unsigned index) {
-    if (index == 0) {
-      for (int v = 0; v < 3; ++v) this->queue.push(make_item(v));
-    } else {
-      this->steal_in_order(static_cast<int>(index), 2);
+      this->steal_in_order(static_cast<int>(index), Attempts);
     }
   }
 };
@@ -215,7 +206,7 @@ int main(int argc, char** argv) {
   run.check<BatchVsTwo<RelacySync>>("injector push_batch(2) vs 2 consumers x2");
   run.check<Boundaries<RelacySync>>("injector 1-slot blocks: 3 pushes vs 1 consumer x3");
   run.check<BatchAcross<RelacySync>>("injector 2-slot blocks: push_batch(3) vs 1 consumer x3");
-  run.check_random<BoundariesTwo<RelacySync>>("injector 1-slot blocks: 3 pushes vs 2 consumers x2");
+  run.check_random<Boundaries<RelacySync, 2, 2>>("injector 1-slot blocks: 3 pushes vs 2 consumers x2");
 
   run.mutant<TwoProducers<RelaxedReleaseSync>>("MUTANT release stores -> relaxed (a)");
   run.mutant<BatchVsTwo<RelaxedReleaseSync>>("MUTANT release stores -> relaxed (b)");
