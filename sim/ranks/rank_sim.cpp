@@ -2,6 +2,7 @@
 // rank's pool and network, and its checker (README.md in this folder).
 #include "rank_sim.hpp"
 
+#include <chrono>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,6 +34,9 @@ constexpr double kPicosecond = 1e-12;
 // With sleeping_progress: what a round of the progress thread that did something
 // costs before the next one probes (MPI_Iprobe, MPI_Test, the decisions).
 constexpr std::int64_t kBusyRoundPs = 1'000'000;  // 1 us
+// With sleeping_progress: from a worker ringing [MPI-dry-bell] (its rank just ran
+// dry) to its napping progress thread running: a futex wake-up, roughly.
+constexpr std::int64_t kBellPs = 5'000'000;  // 5 us
 
 std::string fmt(const char* format, auto... args) {
   char buf[256];
@@ -57,6 +61,9 @@ class SimPool final : public mpi::detail::LocalPool {
     for (int w = workers - 1; w >= 0; --w) idle_[static_cast<std::size_t>(workers - 1 - w)] = w;
   }
   bool dry() const noexcept override { return queue_.empty() && running_ == 0; }
+  // The simulator models the nap itself (RankSim::progress_round and the bell in
+  // finish_node); the protocol never naps.
+  void nap(std::chrono::microseconds) noexcept override {}
   std::size_t take_half(std::size_t max, std::vector<std::byte>& out) override {
     const std::size_t n = std::min(max, queue_.size() / 2);
     const std::size_t at = out.size();
@@ -105,7 +112,7 @@ struct Event {
   std::uint64_t seq;
   int rank;
   int worker;          // >= 0: worker `worker` of `rank` finished; kArrival: message `message` arrives; kWake
-  std::size_t message;
+  std::size_t message;  // kArrival: the message slot; kWake: the wake-up's number (a stale one is skipped)
   bool operator>(const Event& o) const noexcept { return time_ps != o.time_ps ? time_ps > o.time_ps : seq > o.seq; }
 };
 
@@ -137,6 +144,10 @@ struct SimRank {
   std::uint64_t passed_wave = 0;      // the wave in which the token last left this rank
   std::deque<std::size_t> inbox;      // sleeping_progress: arrived, not yet received (message slots)
   unsigned quiet_rounds = 0;          // sleeping_progress: rounds in a row that did nothing
+  std::int64_t last_busy_ps = 0;      // sleeping_progress: when a round last did something
+  std::size_t wake_number = 0;        // sleeping_progress: the pending wake-up's; others are stale
+  std::int64_t wake_ps = 0;           // sleeping_progress: when the pending wake-up is due
+  bool napping = false;               // sleeping_progress: the pending wake-up ends a nap (a bell can cut it short)
 };
 
 class RankSim {
@@ -167,6 +178,7 @@ class RankSim {
   void arrive(std::size_t slot);
   void hand_over(std::size_t slot);
   void progress_round(int rank);
+  void wake_at(int rank, std::int64_t at, bool nap);
   void after_step(int rank) {
     if (rank == 0 && ranks_[0]->protocol.terminated() && !declared_) check_termination_declared();
   }
@@ -286,12 +298,26 @@ void RankSim::progress_round(int rank) {
   std::int64_t next = now_ps_ + kBusyRoundPs;
   if (busy) {
     r.quiet_rounds = 0;
+    r.last_busy_ps = now_ps_;
   } else {
+    const std::int64_t since_busy_us = std::min<std::int64_t>((now_ps_ - r.last_busy_ps) / 1'000'000,
+                                                              mpi::detail::kProgressAlertUs);
     next = now_ps_ + static_cast<std::int64_t>(mpi::detail::progress_sleep_us(r.protocol.passive(), r.protocol.hunting(),
-                                                                              r.quiet_rounds)) * 1'000'000;
+                                                                              r.quiet_rounds,
+                                                                              static_cast<unsigned>(since_busy_us))) *
+                         1'000'000;
     ++r.quiet_rounds;
   }
-  schedule(next, rank, kWake, 0);
+  wake_at(rank, next, !busy);
+}
+
+// sleeping_progress: the progress thread of `rank` runs its next round at `at`
+// (a nap if `nap`), instead of at the wake-up pending so far.
+void RankSim::wake_at(int rank, std::int64_t at, bool nap) {
+  SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
+  r.wake_ps = at;
+  r.napping = nap;
+  schedule(at, rank, kWake, ++r.wake_number);
 }
 
 void RankSim::finish_node(int rank, int worker) {
@@ -313,7 +339,11 @@ void RankSim::finish_node(int rank, int worker) {
     for (const UtsNode& child : children_) r.pool.queue_.push_back(child);
   }
   dispatch(rank);
-  if (!c_.sleeping_progress) decide(rank);
+  if (!c_.sleeping_progress) {
+    decide(rank);
+  } else if (r.pool.dry() && r.napping && r.wake_ps > now_ps_ + kBellPs) {
+    wake_at(rank, now_ps_ + kBellPs, false);  // [MPI-dry-bell]: the last worker to go idle rings
+  }
 }
 
 // Idle workers take the newest queued nodes; after a cancel they drop them.
@@ -393,7 +423,7 @@ RankSimResult RankSim::run() {
   start.pool.queue_.push_back(stealbench::fj::uts_root(c_.tree));
   for (int r = 0; r < c_.ranks; ++r) {
     dispatch(r);
-    if (c_.sleeping_progress) schedule(0, r, kWake, 0);
+    if (c_.sleeping_progress) wake_at(r, 0, false);
     else decide(r);
   }
   while (!events_.empty()) {
@@ -406,7 +436,9 @@ RankSimResult RankSim::run() {
     events_.pop();
     now_ps_ = e.time_ps;
     if (e.worker >= 0) finish_node(e.rank, e.worker);
-    else if (e.worker == kWake) progress_round(e.rank);
+    else if (e.worker == kWake) {
+      if (e.message == ranks_[static_cast<std::size_t>(e.rank)]->wake_number) progress_round(e.rank);  // else stale
+    }
     else arrive(e.message);
   }
   check_end();

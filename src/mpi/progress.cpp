@@ -3,8 +3,11 @@
 // (src/mpi/rank_protocol.cpp, include/stealpool/mpi/README.md).
 #include "stealpool/mpi/detail/progress.hpp"
 
+#include <sys/prctl.h>
+
+#include <algorithm>
 #include <chrono>
-#include <thread>
+#include <cstdint>
 
 #include "stealpool/mpi/detail/progress_sleep.hpp"
 
@@ -19,6 +22,21 @@ ProtocolConfig protocol_config(const DistConfig& config) {
   p.seed = config.seed;
   return p;
 }
+
+// The calling thread's timer slack set to 1 ns for the scope's life (Linux's
+// PR_SET_TIMERSLACK; the default 50 us is added to every timed sleep).
+class SlackScope {
+ public:
+  SlackScope() noexcept : saved_(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)) { (void)prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); }
+  ~SlackScope() {
+    if (saved_ > 0) (void)prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(saved_), 0, 0, 0);
+  }
+  SlackScope(const SlackScope&) = delete;
+  SlackScope& operator=(const SlackScope&) = delete;
+
+ private:
+  const int saved_;  // -1 if it could not be read: then left as set
+};
 
 }  // namespace
 
@@ -35,25 +53,34 @@ int Progress::size_of(MPI_Comm comm) {
 }
 
 Progress::Progress(MPI_Comm comm, const DistConfig& config, LocalPool& pool)
-    : comm_(comm), protocol_(rank_of(comm), size_of(comm), protocol_config(config), pool, *this) {}
+    : comm_(comm), pool_(pool), protocol_(rank_of(comm), size_of(comm), protocol_config(config), pool, *this) {}
 
 void Progress::run() {
+  // The naps below are short: the kernel's default timer slack (50 us) would
+  // stretch a 5 us nap tenfold. Restored on the way out (the thread is the user's).
+  const SlackScope slack;
   unsigned quiet_rounds = 0;
+  auto last_busy = std::chrono::steady_clock::now();
   while (!protocol_.terminated()) {
     bool busy = poll_messages();
     if (protocol_.terminated()) break;
     busy |= complete_sends();
     busy |= protocol_.step();
+    const auto now = std::chrono::steady_clock::now();
     if (busy) {
       quiet_rounds = 0;
+      last_busy = now;
       continue;
     }
-    // Nothing happened: sleep a little, longer the longer it stays quiet. A passive
-    // rank ends up probing once a millisecond; one with work or a steal in flight
-    // at least every 400 or 50 us, the latency a thief waits for its reply.
-    const unsigned us = progress_sleep_us(protocol_.passive(), protocol_.hunting(), quiet_rounds);
+    // Nothing happened: nap a little, longer the longer it stays quiet. A passive
+    // rank ends up probing once a millisecond; one with work at least every 400 us,
+    // or every 50 us while a steal of ours is in flight or for 2 ms after a round
+    // that did something (a thief waits for our reply about that long).
+    const auto since_busy = std::chrono::duration_cast<std::chrono::microseconds>(now - last_busy).count();
+    const unsigned us = progress_sleep_us(protocol_.passive(), protocol_.hunting(), quiet_rounds,
+                                          static_cast<unsigned>(std::min<std::int64_t>(since_busy, kProgressAlertUs)));
     ++quiet_rounds;
-    std::this_thread::sleep_for(std::chrono::microseconds(us));
+    pool_.nap(std::chrono::microseconds(us));  // ends early when the rank runs dry ([MPI-dry-bell])
   }
   // Every counted message has been received (the token said so) and each rank got
   // its termination notice, so every send of ours completes.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
@@ -22,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "stealpool/mpi/dist_executor.hpp"
@@ -247,6 +249,44 @@ bool termination_waits_for_in_flight_steals() {
   if (waves < 2 * kRuns)
     return fail(std::to_string(waves) + " waves in " + std::to_string(kRuns) +
                 " runs: some run ended on its first wave although a rank had received a steal reply");
+  return true;
+}
+
+// [MPI-dry-bell]: the worker whose token takes its rank dry rings the progress
+// thread, so a nap ends when the last task finishes, not when it times out. The
+// pool is driven directly, as Progress drives it: one task that runs until
+// released, and a nap of 60 s that must end within a few seconds of the release.
+bool a_rank_that_runs_dry_ends_its_progress_nap() {
+  using Pool = mpi::detail::RankPool<Range, int>;
+  mpi::DistConfig config;
+  config.workers = 2;
+  std::atomic<bool> release{false};
+  Pool pool(config, 0, [](std::size_t) { return 0; },
+            [&release](Range, mpi::Context<Range, int>&) {
+              while (!release.load(std::memory_order::acquire)) std::this_thread::yield();
+            });
+  const Range task{0, 1};
+  pool.seed(&task, 1);
+  pool.start();
+  pool.open_gate();
+  std::thread releaser([&release] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    release.store(true, std::memory_order::release);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  int naps = 0;
+  while (!pool.dry() && naps < 3) {
+    pool.nap(std::chrono::seconds(60));
+    ++naps;
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  releaser.join();
+  const bool dry = pool.dry();
+  pool.stop_and_join();
+  if (!dry) return fail(cat({"the rank is not dry after ", num(static_cast<std::uint64_t>(naps)), " naps"}));
+  if (waited > 20.0)
+    return fail(cat({"the progress thread napped ", std::to_string(waited),
+                     " s: running dry did not end its 60 s nap"}));
   return true;
 }
 
@@ -611,6 +651,7 @@ bool run_scenario(std::string_view name) {
   if (name == "a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank")
     return a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank();
   if (name == "coded_tasks_left_unrun_are_destroyed") return coded_tasks_left_unrun_are_destroyed();
+  if (name == "a_rank_that_runs_dry_ends_its_progress_nap") return a_rank_that_runs_dry_ends_its_progress_nap();
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
   if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
   if (name == "a_trace_has_a_process_per_rank_and_counts_every_task")

@@ -7,6 +7,7 @@
 // batch format").
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -21,6 +22,11 @@ class LocalPool {
   // true it stays true until give() is called: only the progress thread adds work
   // to a dry rank.
   virtual bool dry() const noexcept = 0;
+  // Sleeps for at most `most`, less if the rank runs dry meanwhile: the worker
+  // whose token takes [MPI-outstanding] to zero rings the progress thread, so a
+  // dry rank hunts at once instead of after the rest of a sleep ([MPI-dry-bell]).
+  // May also return early for no reason; the caller's loop re-checks everything.
+  virtual void nap(std::chrono::microseconds most) noexcept = 0;
   // Takes about half of the rank's queued tasks (at most `max`), oldest first, and
   // appends their bytes to `out`. Returns how many. Running tasks are not spare.
   // A task that cannot be encoded fails the rank as a task would; the tasks

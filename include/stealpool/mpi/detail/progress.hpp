@@ -49,6 +49,7 @@ class Progress final : private Transport {
   bool complete_sends();
 
   const MPI_Comm comm_;
+  LocalPool& pool_;                 // naps on it ([MPI-dry-bell]); the protocol holds it too
   std::vector<PendingSend> sends_;  // sends not yet completed, in no order
   RankProtocol protocol_;          // last: its constructor needs the members above
 };

@@ -8,11 +8,19 @@
 
 namespace stealpool::mpi::detail {
 
-// After `quiet_rounds` quiet rounds in a row (0 for the first): 5 us doubling,
-// capped at 1 ms while the rank is passive, 50 us while a steal request of ours
-// awaits its reply, 400 us while the rank has work.
-constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds) noexcept {
-  const unsigned cap_us = passive ? 1000u : hunting ? 50u : 400u;
+// How long a round that did something keeps the rank alert: its next steal
+// request is likely to follow soon (a thief that ran dry once runs dry again).
+inline constexpr unsigned kProgressAlertUs = 2000;
+
+// After `quiet_rounds` quiet rounds in a row (0 for the first), `since_busy_us`
+// after the last round that did something: 5 us doubling, capped at 1 ms while
+// the rank is passive; at 50 us while a steal request of ours awaits its reply,
+// or while the rank has work and did something less than kProgressAlertUs ago
+// (a thief waits for our reply no longer than this); else at 400 us.
+constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds,
+                                     unsigned since_busy_us) noexcept {
+  const bool alert = hunting || since_busy_us < kProgressAlertUs;
+  const unsigned cap_us = passive ? 1000u : alert ? 50u : 400u;
   return std::min(cap_us, 5u << std::min(quiet_rounds, 8u));
 }
 

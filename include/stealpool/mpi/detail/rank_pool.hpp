@@ -37,6 +37,7 @@
 
 #include "stealpool/detail/cache_line.hpp"
 #include "stealpool/detail/sink_trace.hpp"
+#include "stealpool/detail/sleep/parker.hpp"
 #include "stealpool/detail/task_box.hpp"
 #include "stealpool/mpi/codec.hpp"
 #include "stealpool/mpi/context.hpp"
@@ -148,6 +149,8 @@ class RankPool final : public LocalPool {
     // token release that made it 0 was a release, so a failure set before it is seen.
     return outstanding_.value.load(std::memory_order::seq_cst) == 0;
   }
+
+  void nap(std::chrono::microseconds most) noexcept override { (void)progress_bell_.park(most); }
 
   std::size_t take_half(std::size_t max, std::vector<std::byte>& out) override {
     // [MPI-outstanding] the exporter's token covers tasks between the queues and the message.
@@ -274,7 +277,10 @@ class RankPool final : public LocalPool {
       // through a thief's CAS on its top; this makes that thief's token (taken
       // before its CAS) happen before our release below.
       std::atomic_thread_fence(std::memory_order::acquire);
-      outstanding_.value.fetch_sub(1, std::memory_order::acq_rel);  // [MPI-outstanding] token down
+      // [MPI-outstanding] token down. [MPI-dry-bell]: if ours was the last, the rank
+      // is dry: ring the progress thread so that it hunts now, not after its nap.
+      // The bell is a token (Parker): rung before the nap starts, the nap returns at once.
+      if (outstanding_.value.fetch_sub(1, std::memory_order::acq_rel) == 1) progress_bell_.unpark();
       trace_.on_idle(id, stealpool::detail::IdleKind::park);  // before the stop check: the last run slice ends
       if (stop_.value.load(std::memory_order::acquire)) return;    // [MPI-stop]
       idle_wait(id, me);
@@ -469,6 +475,7 @@ class RankPool final : public LocalPool {
   stealpool::detail::Padded<std::atomic<std::size_t>> inbound_size_{};  // a hint of inbound_.size()
   stealpool::detail::Padded<std::atomic<bool>> stop_{};                 // [MPI-stop]
   stealpool::detail::Padded<std::atomic<bool>> gate_{};                 // [MPI-gate]: false until the run begins
+  stealpool::detail::Parker progress_bell_;  // [MPI-dry-bell]: parked on by the progress thread only
   bool abandoned_ = false;  // written before the gate opens, read after it ([MPI-gate])
   std::atomic<bool> cancelled_{false};                                  // [MPI-cancel]
   std::atomic<bool> failed_{false};                                     // [MPI-failed-before-dry]
