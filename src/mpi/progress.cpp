@@ -4,6 +4,7 @@
 #include "stealpool/mpi/detail/progress.hpp"
 
 #include <sys/prctl.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -38,6 +39,13 @@ class SlackScope {
   const int saved_;  // -1 if it could not be read: then left as set
 };
 
+// CPU time the calling thread has used, in seconds (0 if the clock cannot be read).
+double thread_cpu_s() noexcept {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 }  // namespace
 
 int Progress::rank_of(MPI_Comm comm) {
@@ -59,6 +67,7 @@ void Progress::run() {
   // The naps below are short: the kernel's default timer slack (50 us) would
   // stretch a 5 us nap tenfold. Restored on the way out (the thread is the user's).
   const SlackScope slack;
+  const double cpu0 = thread_cpu_s();
   unsigned quiet_rounds = 0;
   auto last_busy = std::chrono::steady_clock::now();
   while (!protocol_.terminated()) {
@@ -80,12 +89,14 @@ void Progress::run() {
     const unsigned us = progress_sleep_us(protocol_.passive(), protocol_.hunting(), quiet_rounds,
                                           static_cast<unsigned>(std::min<std::int64_t>(since_busy, kProgressAlertUs)));
     ++quiet_rounds;
+    ++protocol_.metrics().progress_naps;
     pool_.nap(std::chrono::microseconds(us));  // ends early when the rank runs dry ([MPI-dry-bell])
   }
   // Every counted message has been received (the token said so) and each rank got
   // its termination notice, so every send of ours completes.
   for (PendingSend& s : sends_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
   sends_.clear();
+  protocol_.metrics().progress_cpu_s = thread_cpu_s() - cpu0;
 }
 
 bool Progress::poll_messages() {

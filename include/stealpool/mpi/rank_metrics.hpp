@@ -27,6 +27,8 @@ struct RankMetrics {
   std::uint64_t token_waves = 0;        // termination waves started (rank 0 only)
   double idle_s = 0;                    // summed over workers: time spent without a task
   double run_s = 0;                     // wall time of run() on this rank
+  std::uint64_t progress_naps = 0;      // times the progress thread napped after a quiet round
+  double progress_cpu_s = 0;            // CPU time of the progress thread during run() (user + system)
 };
 
 }  // namespace stealpool::mpi
