@@ -546,6 +546,54 @@ bool coded_tasks_left_unrun_are_destroyed() {
   return true;
 }
 
+// A batch whose second task cannot be decoded, handed to a rank's pool as the
+// progress thread hands a steal reply: the task decoded before it is destroyed,
+// none is queued (the rank stays dry: [MPI-outstanding] untouched), the rank
+// fails with the codec's exception, and all three count as dropped. Then the
+// same for a batch cut short (it announces 3 tasks and holds 2). Driven on the
+// pool directly, so the failing task's place in the batch is certain.
+bool a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded() {
+  using Pool = mpi::detail::RankPool<CountedTask, int>;
+  using Wire = mpi::detail::TaskWire<CountedTask>;
+  struct Case {
+    const char* name;
+    std::vector<std::byte> batch;
+    std::string message;
+  };
+  std::vector<Case> cases;
+  {
+    std::vector<std::byte> b;
+    Wire::append(b, CountedTask(1));
+    put_u32(b, 3);  // task 2: a length of 3, which CountedTask's decode refuses
+    b.insert(b.end(), 3, std::byte{0});
+    Wire::append(b, CountedTask(3));
+    cases.push_back({"a task that cannot be decoded", std::move(b), "CountedTask codec: 3 bytes, expected 4"});
+  }
+  {
+    std::vector<std::byte> b;
+    Wire::append(b, CountedTask(1));
+    Wire::append(b, CountedTask(2));
+    cases.push_back({"a batch cut short", std::move(b), "does not hold the 3 tasks"});
+  }
+  for (Case& c : cases) {
+    const long live_before = g_live_tasks.load();
+    Pool pool(mpi::DistConfig{}, 0, [](std::size_t) { return 0; }, [](CountedTask, mpi::Context<CountedTask, int>&) {});
+    pool.give(c.batch, 3);
+    if (g_live_tasks.load() != live_before)
+      return fail(cat({c.name, ": ", num(static_cast<std::uint64_t>(g_live_tasks.load() - live_before)),
+                       " decoded tasks outlived the failed batch"}));
+    if (!pool.dry()) return fail(cat({c.name, ": the failed batch left tasks queued"}));
+    if (!pool.failed()) return fail(cat({c.name, ": the rank did not fail"}));
+    if (pool.failure_text().find(c.message) == std::string::npos)
+      return fail(cat({c.name, ": the rank failed with '", pool.failure_text(), "', expected it to name '", c.message, "'"}));
+    pool.stop_and_join();
+    mpi::RankMetrics m;
+    pool.add_metrics(m);
+    if (m.tasks_dropped != 3) return fail(cat({c.name, ": ", num(m.tasks_dropped), " tasks counted as dropped, expected 3"}));
+  }
+  return true;
+}
+
 bool bad_config_is_refused_with_its_value() {
   mpi::DistConfig config;
   config.workers = 0;
@@ -652,6 +700,8 @@ bool run_scenario(std::string_view name) {
     return a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank();
   if (name == "coded_tasks_left_unrun_are_destroyed") return coded_tasks_left_unrun_are_destroyed();
   if (name == "a_rank_that_runs_dry_ends_its_progress_nap") return a_rank_that_runs_dry_ends_its_progress_nap();
+  if (name == "a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded")
+    return a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded();
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
   if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
   if (name == "a_trace_has_a_process_per_rank_and_counts_every_task")
