@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "match/matcher.hpp"
+#include "support/test_support.hpp"  // tests/support: sptest::scaled()
 #include "match/regex_matcher.hpp"
 #include "match/regex_syntax.hpp"
 #include "match/vectorscan_matcher.hpp"
@@ -88,7 +89,10 @@ TEST(Engines, literal_sets_of_every_size_and_flag_find_the_lines_a_naive_search_
                                   {true, true, false}};
   for (const std::size_t npat : {1u, 3u, 9u, 40u, 200u}) {
     for (const MatchFlags& f : flag_sets) {
-      for (int round = 0; round < (npat >= 40 ? 4 : 20); ++round) {
+      // Each round builds a matcher (a Vectorscan compile): fewer under the
+      // sanitizers (STEALPOOL_STRESS_SCALE), where this test took 71 s.
+      const std::size_t rounds = sptest::scaled(npat >= 40 ? 4 : 20, 2);
+      for (std::size_t round = 0; round < rounds; ++round) {
         std::vector<std::string> pats;
         for (std::size_t k = 0; k < npat; ++k) pats.push_back(random_text(rng, 1 + rng() % 4, "abAB_ -"));
         const std::string block = random_text(rng, rng() % 400, "aabbAB_ -\n");
