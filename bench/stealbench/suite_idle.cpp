@@ -4,7 +4,11 @@
 // 200 ms (spinning and timed parks end), then reads the process's CPU time
 // (getrusage: user + system, all threads) over a 500 ms window (100 ms / 20 ms
 // with --quick) and reports it as a percentage of one core. The pool is
-// destroyed after the window. No serial row: the serial code has no idle cost.
+// destroyed after the window. The reference row ("process alone", in the serial
+// row's place) measures the same window with no pool at all: the floor of this
+// measure (the measuring thread's own sleep and wake-up, and any threads that
+// earlier cases' runtimes left behind, such as OpenMP's), which the pools' rows
+// cannot go below.
 #include <sys/resource.h>
 
 #include <atomic>
@@ -79,6 +83,9 @@ Suite idle_suite(const Config& config) {
       b.add_case({b.add({"idle_cpu", runtime, what, workers, "% of a core", {}})}, std::move(run));
     };
     add("stealpool", "ThreadPool", forkjoin_idle(make_stealpool, workers, w));
+    if (workers == config.workers.front())
+      b.add_serial({"idle_cpu", "process alone", "no pool", 0, "% of a core", {}},
+                   [w](std::span<double> out) { out[0] = percent_of_core(w); });
     add("mutex pool", "", mutex_pool_idle(workers, w));
 #if STEALBENCH_HAVE_TBB
     add("oneTBB", "task_arena", forkjoin_idle(fj::make_tbb_runtime, workers, w));
@@ -90,6 +97,8 @@ Suite idle_suite(const Config& config) {
   s.title = "idle CPU: % of one core used by the whole process over " + std::to_string(w.measure.count()) +
             " ms, " + std::to_string(w.settle.count()) + " ms after a burst of work";
   s.notes.push_back("the pool is created, given a burst (checked), then left idle; lower is better");
+  s.notes.push_back("process alone: the same window with no pool, the floor of this measure; its column "
+                    "'speedup' is that floor over the row's figure (1x: the pool costs nothing measurable)");
   return s;
 }
 
