@@ -35,7 +35,8 @@ constexpr const char* kMpiUsage =
     "usage: mpirun -np N stealscan-mpi [OPTIONS] PATTERN [PATH...]\n"
     "The options are stealscan's (below); -j is the worker threads of each rank. Not here:\n"
     "`secrets`, standard input (a `-` path, `-f -`; with no PATH the current directory is\n"
-    "searched), --stats and the progress line. Large files are scanned whole, by one worker.\n\n";
+    "searched), --stats and the progress line. Large files are scanned whole, by one worker.\n"
+    "Open MPI binds a rank to one core when there are at most two: with -j above 1, add --bind-to none.\n\n";
 
 // stealscan's parser, and what stealscan-mpi refuses on top of it (UsageError
 // naming the argument).
