@@ -7,6 +7,7 @@
 #include <exception>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <stealpool/mpi/dist_executor.hpp>
