@@ -92,6 +92,21 @@ TEST(Cli, globs_and_types_keep_their_order_and_a_bad_one_is_named) {
   EXPECT_EQ(error_of({"-cg"}), "option -g in '-cg' needs a value: give it on its own");
 }
 
+TEST(Cli, files_only_refuses_patterns_from_standard_input_in_every_spelling) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-f", "-", "dir"}, {"-f-", "dir"}, {"--file", "-", "dir"}, {"--file=-", "dir"}}) {
+    std::string what = "(no error)";
+    try {
+      parse_command_line(args, 1, PatternInput::files_only);
+    } catch (const UsageError& e) {
+      what = e.what();
+    }
+    EXPECT_NE(what.find("standard input"), std::string::npos) << args[0] << ": " << what;
+  }
+  // A file named otherwise is read as before (here: one that does not exist).
+  EXPECT_NE(error_of({"-f", "/nonexistent/patterns"}).find("cannot read pattern file"), std::string::npos);
+}
+
 TEST(Cli, sizes_take_binary_suffixes_in_either_case) {
   EXPECT_EQ(parse_size("--x", "17"), 17u);
   EXPECT_EQ(parse_size("--x", "3k"), 3u << 10);

@@ -159,7 +159,8 @@ std::uint64_t parse_size(std::string_view option, std::string_view text) {
   return v * scale;
 }
 
-Command parse_command_line(const std::vector<std::string>& args, std::size_t default_workers) {
+Command parse_command_line(const std::vector<std::string>& args, std::size_t default_workers,
+                           PatternInput pattern_input) {
   Command c;
   c.config.workers = default_workers;
   bool patterns_given = false;  // by -e or -f
@@ -178,7 +179,10 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       add_patterns(c.patterns, value());
       patterns_given = true;
     } else if (name == "-f" || name == "--file") {
-      read_pattern_file(c.patterns, value());
+      const std::string file = value();
+      if (file == "-" && pattern_input == PatternInput::files_only)
+        throw UsageError(name + " -: patterns cannot be read from standard input here; give a file");
+      read_pattern_file(c.patterns, file);
       patterns_given = true;
     } else if (name == "-F" || name == "--fixed-strings") {
       flag(on);
@@ -292,7 +296,7 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       std::vector<std::string> again(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(in.index()));
       again.insert(again.end(), split.begin(), split.end());
       again.insert(again.end(), rest.begin(), rest.end());
-      return parse_command_line(again, default_workers);
+      return parse_command_line(again, default_workers, pattern_input);
     } else {
       throw UsageError("unknown option '" + a + "' (try --help)");
     }

@@ -31,8 +31,13 @@ struct Command {
 
 extern const std::string_view kUsage;
 
+// Whether `-f -` may read the patterns from standard input. stealscan-mpi
+// refuses it: only rank 0 would see the input, and the ranks' matchers would differ.
+enum class PatternInput { any, files_only };
+
 // `default_workers`: the -j default (available_parallelism()).
-Command parse_command_line(const std::vector<std::string>& args, std::size_t default_workers);
+Command parse_command_line(const std::vector<std::string>& args, std::size_t default_workers,
+                           PatternInput pattern_input = PatternInput::any);
 
 // "256K" -> 262144: a byte count with an optional K, M or G suffix (powers of
 // 1024, either case). Throws UsageError naming `option` and the text.

@@ -10,6 +10,10 @@
 namespace stealscan {
 
 void Diagnostics::write_locked(std::string_view text) {
+  if (capture_ != nullptr) {
+    capture_->append(text);
+    return;
+  }
   (void)write_all(STDERR_FILENO, text);  // stderr gone: nothing sensible is left to do
 }
 

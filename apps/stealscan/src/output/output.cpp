@@ -13,6 +13,10 @@
 namespace stealscan {
 
 void Stdout::write_locked(std::string_view bytes) {
+  if (capture_ != nullptr) {
+    capture_->append(bytes);
+    return;
+  }
   if (write_all(STDOUT_FILENO, bytes)) return;
   // As grep: an output that cannot be written ends the run (status 2). Exiting
   // here, not throwing, keeps every task's "never throws" promise.

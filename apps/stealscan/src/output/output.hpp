@@ -38,9 +38,13 @@ namespace stealscan {
 enum class OutputMode : std::uint8_t { count, list, lines, json };
 
 // A write that fails (a full disk, a closed pipe with SIGPIPE ignored) prints the
-// reason and exits with status 2, as grep does.
+// reason and exits with status 2, as grep does. Built with a `capture` string,
+// it appends there instead of writing descriptor 1: stealscan-mpi keeps a rank's
+// output in memory until rank 0 writes it (src/mpi/README.md).
 class Stdout {
  public:
+  Stdout() = default;
+  explicit Stdout(std::string& capture) : capture_(&capture) {}
   void write(std::string_view bytes);
   std::mutex& mutex() noexcept { return mu_; }
   // Caller holds mutex().
@@ -50,6 +54,7 @@ class Stdout {
 
  private:
   std::mutex mu_;
+  std::string* capture_ = nullptr;  // guarded by mu_ (the string's contents)
   bool any_group_ = false;  // guarded by mu_
 };
 

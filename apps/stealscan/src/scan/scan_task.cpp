@@ -118,8 +118,7 @@ void scan_whole(const ScanShared& sh, WorkerScratch& s, ByteSource& source, cons
 
 // Scans a FIFO, terminal, socket or standard input: read once, from start to
 // end, in one scan (no chunks, nothing read back).
-void scan_stream(const ScanShared& sh, int fd, std::string_view shown, ScanCtx& ctx) {
-  WorkerScratch& s = ctx.scratch();
+void scan_stream(const ScanShared& sh, WorkerScratch& s, int fd, std::string_view shown) {
   StreamSource source(fd);
   if (!read_first_block(sh, s, source)) return;
   ScanOptions options = sh.settings.scan;
@@ -128,9 +127,9 @@ void scan_stream(const ScanShared& sh, int fd, std::string_view shown, ScanCtx& 
 }
 
 // Returns true if the file was handed to a FileJob (which then owns the
-// descriptor and gives the budget unit back).
-bool scan_file(const ScanShared& sh, const ScanTask& t, std::string_view shown, ScanCtx& ctx) {
-  WorkerScratch& s = ctx.scratch();
+// descriptor and gives the budget unit back). `ctx` null: never split into
+// chunks (a task of another executor: scan_file_unsplit()).
+bool scan_file(const ScanShared& sh, WorkerScratch& s, const ScanTask& t, std::string_view shown, ScanCtx* ctx) {
   const int fd = open_task_file(t);
   if (fd < 0) {
     report(sh, s, shown, std::strerror(errno));
@@ -144,7 +143,7 @@ bool scan_file(const ScanShared& sh, const ScanTask& t, std::string_view shown, 
   }
   const TaskRead how = how_to_read(t, st);
   if (how != TaskRead::regular) {
-    if (how == TaskRead::stream) scan_stream(sh, fd, shown, ctx);
+    if (how == TaskRead::stream) scan_stream(sh, s, fd, shown);
     return false;
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
@@ -155,17 +154,17 @@ bool scan_file(const ScanShared& sh, const ScanTask& t, std::string_view shown, 
   // Standard input redirected from a file: read from where its offset stands.
   const auto start = t.kind == ScanTask::Kind::standard_input ? ::lseek(fd, 0, SEEK_CUR) : off_t{0};
   if (start != 0) {
-    scan_stream(sh, fd, shown, ctx);
+    scan_stream(sh, s, fd, shown);
     return false;
   }
   FdSource source(fd, size);
   if (!read_first_block(sh, s, source)) return false;
 
-  if (!s.window.eof() && size > sh.settings.chunk_size && !sh.settings.scan.sequential()) {
+  if (ctx != nullptr && !s.window.eof() && size > sh.settings.chunk_size && !sh.settings.scan.sequential()) {
     auto* job = new FileJob(std::string(shown), closer.release(), size, sh.settings.chunk_size,
                             sh.settings.chunk_window, prints_lines(sh));
-    for (std::uint32_t k = 1; k < job->first_spawn_end(); ++k) ctx.spawn_local(ScanTask::chunk(job, k));
-    run_chunk(sh, job, 0, ctx, true);
+    for (std::uint32_t k = 1; k < job->first_spawn_end(); ++k) ctx->spawn_local(ScanTask::chunk(job, k));
+    run_chunk(sh, job, 0, *ctx, true);
     return true;
   }
 
@@ -177,7 +176,7 @@ void run_file(const ScanShared& sh, const ScanTask& t, ScanCtx& ctx) {
   const std::string_view shown(t.path, t.number);
   bool handed_over = false;
   try {
-    handed_over = scan_file(sh, t, shown, ctx);
+    handed_over = scan_file(sh, ctx.scratch(), t, shown, &ctx);
   } catch (const std::exception& e) {
     report(sh, ctx.scratch(), shown, e.what());
   }
@@ -186,6 +185,18 @@ void run_file(const ScanShared& sh, const ScanTask& t, ScanCtx& ctx) {
 }
 
 }  // namespace
+
+void scan_file_unsplit(const ScanShared& shared, WorkerScratch& scratch, ScanTask::Kind kind, const char* path,
+                       std::uint32_t length) {
+  ScanTask t{kind, length, {}, nullptr};
+  t.path = path;
+  const std::string_view shown(path, length);
+  try {
+    (void)scan_file(shared, scratch, t, shown, nullptr);
+  } catch (const std::exception& e) {
+    report(shared, scratch, shown, e.what());
+  }
+}
 
 void run_scan_task(const ScanShared& shared, ScanTask task, ScanCtx& ctx) {
   if (task.kind != ScanTask::Kind::chunk) {

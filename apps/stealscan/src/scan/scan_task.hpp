@@ -89,4 +89,12 @@ using ScanCtx = stealpool::WorkerCtx<ScanTask, WorkerScratch>;
 // reported and counted.
 void run_scan_task(const ScanShared& shared, ScanTask task, ScanCtx& ctx);
 
+// Scans one file (`kind`: file or operand; `path`: NUL-terminated, `length`
+// bytes) from start to end on the calling thread, never split into chunks: the
+// runner of an executor other than ScanCtx's (stealscan-mpi, src/mpi/). Output,
+// tallies and errors as run_scan_task's file task; the budget is not touched.
+// Never throws but for running out of memory.
+void scan_file_unsplit(const ScanShared& shared, WorkerScratch& scratch, ScanTask::Kind kind, const char* path,
+                       std::uint32_t length);
+
 }  // namespace stealscan

@@ -68,23 +68,26 @@ struct alignas(64) Tally {
   }
 };
 
+// Field by field: two threads' (or two ranks') counts together.
+inline Totals operator+(Totals s, const Totals& x) noexcept {
+  s.files += x.files;
+  s.bytes += x.bytes;
+  s.matched_files += x.matched_files;
+  s.matching_lines += x.matching_lines;
+  s.binary += x.binary;
+  s.too_large += x.too_large;
+  s.errors += x.errors;
+  s.loops += x.loops;
+  s.archives += x.archives;
+  s.archive_members += x.archive_members;
+  s.archive_bytes += x.archive_bytes;
+  s.archive_warnings += x.archive_warnings;
+  return s;
+}
+
 inline Totals sum(std::span<const Tally> tallies) noexcept {
   Totals s;
-  for (const Tally& t : tallies) {
-    const Totals x = t.read();
-    s.files += x.files;
-    s.bytes += x.bytes;
-    s.matched_files += x.matched_files;
-    s.matching_lines += x.matching_lines;
-    s.binary += x.binary;
-    s.too_large += x.too_large;
-    s.errors += x.errors;
-    s.loops += x.loops;
-    s.archives += x.archives;
-    s.archive_members += x.archive_members;
-    s.archive_bytes += x.archive_bytes;
-    s.archive_warnings += x.archive_warnings;
-  }
+  for (const Tally& t : tallies) s = s + t.read();
   return s;
 }
 

@@ -1,0 +1,157 @@
+#!/bin/bash
+# mpi_same_output.sh: stealscan-mpi against one-process stealscan on a generated
+# tree (directories, a .gitignore, hidden and binary files, a file without a
+# match, a file larger than a chunk, a broken link, an unreadable file when not
+# running as root).
+#
+#   mpi_same_output.sh output  STEALSCAN STEALSCAN_MPI RANKS MPIEXEC [MPIEXEC_FLAGS...]
+#   mpi_same_output.sh refusal STEALSCAN STEALSCAN_MPI RANKS MPIEXEC [MPIEXEC_FLAGS...]
+#   mpi_same_output.sh refusal_more STEALSCAN STEALSCAN_MPI RANKS MPIEXEC [MPIEXEC_FLAGS...]
+#
+# output:  for plain, -n, -c, -l, --json and a few more, the sorted output of
+#          `MPIEXEC -np RANKS stealscan-mpi ARGS` equals the sorted output of
+#          `stealscan ARGS`, and the exit statuses are equal; a file's lines are
+#          together and in order.
+# refusal: a bad option and a missing path: exit status 2 and a message,
+#          within 60 s (no hang).
+# refusal_more: the same for `secrets`, standard input (`-`, `-f -`), --stats
+#          and a bad regex. (Each refusal costs about 2.5 s: Open MPI's mpirun
+#          takes that long to end a job whose ranks exit with a non-zero status.)
+set -u
+what=$1 scan=$2 scan_mpi=$3 ranks=$4
+shift 4
+mpi=("$@" -np "$ranks")
+
+tmp=$(mktemp -d)
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+t=$tmp/tree
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+make_tree() {
+  mkdir -p "$t"/src/net "$t"/src/io "$t"/docs/old "$t"/build/out "$t"/logs
+  printf 'build/\n*.tmp\n' >"$t"/.gitignore
+  for d in src/net src/io docs docs/old logs; do
+    for i in $(seq 1 12); do
+      {
+        echo "header of $d/$i"
+        [ $((i % 3)) -ne 0 ] && echo "a needle in $d file $i"
+        echo "plain line"
+        [ $((i % 4)) -eq 1 ] && echo "Needle twice: needle and needlework"
+        echo "footer"
+      } >"$t/$d/f$i.txt"
+    done
+  done
+  echo "needle but ignored" >"$t"/build/out/skip.txt
+  echo "needle but ignored" >"$t"/src/scratch.tmp
+  echo "needle but hidden" >"$t"/.hidden
+  printf 'needle\0binary\n' >"$t"/src/blob.bin
+  printf 'nothing to see here\n' >"$t"/docs/none.txt
+  # Larger than stealscan's 256 KiB chunk: one process splits it, stealscan-mpi does not.
+  for i in $(seq 1 20000); do
+    if [ $((i % 997)) -eq 0 ]; then echo "line $i has the needle"; else echo "line $i is filler text"; fi
+  done >"$t"/logs/big.log
+  printf 'needle\nhaystack\n' >"$tmp"/patterns.txt
+  # A broken link: an error under -L (status 2) even for root.
+  mkdir -p "$t"/links
+  echo "needle by a link" >"$t"/links/real.txt
+  ln -s ../no-such-file "$t"/links/dangling
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "needle locked away" >"$t"/logs/locked.txt
+    chmod 000 "$t"/logs/locked.txt
+    unreadable=1
+  else
+    unreadable=0  # root reads everything: that case is skipped
+  fi
+}
+
+# same_output NAME ARGS...: sorted stdout and exit status equal.
+same_output() {
+  local name=$1
+  shift
+  timeout 60 "$scan" "$@" >"$tmp/one.out" 2>"$tmp/one.err"
+  local want=$?
+  timeout 60 "${mpi[@]}" "$scan_mpi" "$@" >"$tmp/mpi.out" 2>"$tmp/mpi.err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$name: exit status $got at $ranks ranks, stealscan gave $want"
+    sed 's/^/  stderr: /' "$tmp/mpi.err" | head -5
+  fi
+  if ! cmp -s <(LC_ALL=C sort "$tmp/one.out") <(LC_ALL=C sort "$tmp/mpi.out"); then
+    fail "$name: sorted output differs at $ranks ranks (< stealscan, > stealscan-mpi)"
+    diff <(LC_ALL=C sort "$tmp/one.out") <(LC_ALL=C sort "$tmp/mpi.out") | head -10
+  fi
+  echo "ok: $name: exit $got, $(wc -l <"$tmp/mpi.out") lines"
+}
+
+# Each file's lines form one run, in line order (for PATH:LINE:TEXT output).
+lines_together() {
+  local name=$1
+  if ! awk -F: '
+      $1 != last { if (seen[$1]++) { print "file " $1 " is split"; bad = 1 } last = $1; n = 0 }
+      { if ($2 + 0 <= n) { print $1 ": line " $2 " after " n; bad = 1 } n = $2 + 0 }
+      END { exit bad }' "$tmp/mpi.out"; then
+    fail "$name: a file's lines are not together and in order at $ranks ranks"
+  fi
+}
+
+# refused NAME REGEX ARGS...: exit status 2 and a message matching REGEX.
+refused() {
+  local name=$1 pattern=$2
+  shift 2
+  timeout 60 "${mpi[@]}" "$scan_mpi" "$@" </dev/null >"$tmp/mpi.out" 2>"$tmp/mpi.err"
+  local got=$?
+  [ "$got" -eq 124 ] && fail "$name: no answer within 60 s at $ranks ranks (a hang)"
+  [ "$got" -ne 2 ] && fail "$name: exit status $got at $ranks ranks, expected 2"
+  if ! grep -Eq -- "$pattern" "$tmp/mpi.err"; then
+    fail "$name: no message matching '$pattern' at $ranks ranks; stderr:"
+    sed 's/^/  /' "$tmp/mpi.err" | head -5
+  fi
+  echo "ok: $name: exit $got: $(head -1 "$tmp/mpi.err")"
+}
+
+make_tree
+case $what in
+  output)
+    same_output plain needle "$t"
+    same_output line_numbers -n needle "$t"
+    lines_together line_numbers
+    same_output count -c needle "$t"
+    same_output list -l needle "$t"
+    same_output json --json needle "$t"
+    same_output context_words_patterns_file -n -C 1 -i -w -f "$tmp"/patterns.txt "$t"/src "$t"/docs
+    same_output one_file_max_count -n -m 5 needle "$t"/logs/big.log
+    same_output no_match zzz-not-there "$t"
+    same_output broken_link_under_follow -l -L needle "$t"
+    grep -q 'dangling' "$tmp/mpi.err" || fail "broken_link_under_follow: stderr does not name the link at $ranks ranks"
+    if [ "$unreadable" -eq 1 ]; then
+      same_output unreadable_file -l needle "$t"/logs
+      grep -q 'locked.txt' "$tmp/mpi.err" || fail "unreadable_file: stderr does not name locked.txt at $ranks ranks"
+    else
+      echo "skip: unreadable_file (running as root, which reads every file)"
+    fi
+    ;;
+  refusal)
+    refused unknown_option "unknown option '--bogus'" --bogus needle "$t"
+    refused missing_path "$t/no-such-dir" needle "$t/no-such-dir"
+    ;;
+  refusal_more)
+    refused secrets_subcommand "secrets" secrets "$t"
+    refused standard_input_operand "standard input" needle -
+    refused patterns_from_standard_input "standard input" -f - "$t"
+    refused stats "--stats" --stats needle "$t"
+    refused bad_regex "missing \\)|\\(" -E '(' "$t"
+    ;;
+  *)
+    echo "mpi_same_output.sh: unknown case set '$what' (output, refusal or refusal_more)" >&2
+    exit 2
+    ;;
+esac
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all as expected at $ranks ranks"
