@@ -2,8 +2,8 @@
 // rank's pool and network, and its checker (README.md in this folder).
 #include "rank_sim.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
