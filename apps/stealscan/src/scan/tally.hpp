@@ -50,38 +50,42 @@ struct alignas(64) Tally {
   }
 
   // Any thread; relaxed: a progress figure may lag, the final sum is taken after join().
-  Totals read() const noexcept {
-    Totals t;
-    t.files = files.load(std::memory_order_relaxed);
-    t.bytes = bytes.load(std::memory_order_relaxed);
-    t.matched_files = matched_files.load(std::memory_order_relaxed);
-    t.matching_lines = matching_lines.load(std::memory_order_relaxed);
-    t.binary = binary.load(std::memory_order_relaxed);
-    t.too_large = too_large.load(std::memory_order_relaxed);
-    t.errors = errors.load(std::memory_order_relaxed);
-    t.loops = loops.load(std::memory_order_relaxed);
-    t.archives = archives.load(std::memory_order_relaxed);
-    t.archive_members = archive_members.load(std::memory_order_relaxed);
-    t.archive_bytes = archive_bytes.load(std::memory_order_relaxed);
-    t.archive_warnings = archive_warnings.load(std::memory_order_relaxed);
-    return t;
-  }
+  Totals read() const noexcept;
 };
+
+// Each counter once, as the pair of its Totals and Tally members: read() and
+// operator+ go through this list, so a new counter is added to the two structs
+// and here, and nowhere else.
+struct TallyCounter {
+  std::uint64_t Totals::*total;
+  std::atomic<std::uint64_t> Tally::*live;
+};
+inline constexpr TallyCounter kCounters[] = {
+    {&Totals::files, &Tally::files},
+    {&Totals::bytes, &Tally::bytes},
+    {&Totals::matched_files, &Tally::matched_files},
+    {&Totals::matching_lines, &Tally::matching_lines},
+    {&Totals::binary, &Tally::binary},
+    {&Totals::too_large, &Tally::too_large},
+    {&Totals::errors, &Tally::errors},
+    {&Totals::loops, &Tally::loops},
+    {&Totals::archives, &Tally::archives},
+    {&Totals::archive_members, &Tally::archive_members},
+    {&Totals::archive_bytes, &Tally::archive_bytes},
+    {&Totals::archive_warnings, &Tally::archive_warnings},
+};
+static_assert(sizeof(kCounters) / sizeof(kCounters[0]) * sizeof(std::uint64_t) == sizeof(Totals),
+              "every Totals field must be in kCounters");
+
+inline Totals Tally::read() const noexcept {
+  Totals t;
+  for (const TallyCounter& c : kCounters) t.*c.total = (this->*c.live).load(std::memory_order_relaxed);
+  return t;
+}
 
 // Field by field: two threads' (or two ranks') counts together.
 inline Totals operator+(Totals s, const Totals& x) noexcept {
-  s.files += x.files;
-  s.bytes += x.bytes;
-  s.matched_files += x.matched_files;
-  s.matching_lines += x.matching_lines;
-  s.binary += x.binary;
-  s.too_large += x.too_large;
-  s.errors += x.errors;
-  s.loops += x.loops;
-  s.archives += x.archives;
-  s.archive_members += x.archive_members;
-  s.archive_bytes += x.archive_bytes;
-  s.archive_warnings += x.archive_warnings;
+  for (const TallyCounter& c : kCounters) s.*c.total += x.*c.total;
   return s;
 }
 
