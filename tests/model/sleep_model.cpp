@@ -1,6 +1,6 @@
 // tests/model/sleep_model.cpp: Relacy model checks of the real
 // stealpool::detail::SleepRegistry<Sync, ParkerT> (detail/sleep/sleep_registry.hpp),
-// instantiated with the Relacy policy of relacy_sync.hpp and FakeParker below. See
+// instantiated with the Relacy policy of relacy_sync.hpp and FakeParker (fake_parker.hpp). See
 // detail/sleep/README.md, "Sleep", for the protocol and [SLEEP-dekker].
 //
 // Check (under the random and the context-bound scheduler):
@@ -35,7 +35,7 @@
 #include "stealpool/detail/sleep/sleep_registry.hpp"
 
 // Relacy last: after every standard and stealpool header.
-#include "relacy_sync.hpp"
+#include "fake_parker.hpp"
 #include "model_main.hpp"
 
 namespace {
@@ -43,6 +43,8 @@ namespace {
 using stealpool::model::RelacyAtomic;
 using stealpool::model::RelacySync;
 using stealpool::model::SourceLocation;
+using stealpool::model::FakeParker;
+using stealpool::model::g_unparkers_done;
 
 // --- mutant policy ---------------------------------------------------------------
 
@@ -57,36 +59,6 @@ struct DekkerFenceWeakSync : RelacySync {
 };
 
 // --- the parker --------------------------------------------------------------------
-
-// Set by the test once every thread that could unpark has finished.
-// (One per process: Relacy runs one test at a time; reset in before().)
-RelacyAtomic<int>* g_unparkers_done = nullptr;
-
-// The real Parker's contract on a Relacy atomic: a sticky token (several unparks
-// leave one), unpark() a release swap ([PARK-token]), park() consumes the token
-// with acquire. The futex sleep becomes a yielding wait.
-class FakeParker {
- public:
-  static constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
-
-  // Returns true once a token is consumed. Returns false only if no token is there
-  // and no thread is left to unpark (the wait would be forever).
-  bool park(std::chrono::nanoseconds /*timeout: always kForever here*/) {
-    for (;;) {
-      if (token_.exchange(0, std::memory_order::acquire) == 1) return true;
-      if (g_unparkers_done->load(std::memory_order::seq_cst) == 1)
-        // An RMW reads the last token in modification order: an unpark made
-        // before the flag was set is seen here.
-        return token_.exchange(0, std::memory_order::acquire) == 1;
-      rl::yield(1, $);
-    }
-  }
-
-  void unpark() { token_.exchange(1, std::memory_order::release); }
-
- private:
-  RelacyAtomic<int> token_{0};
-};
 
 // --- the test ------------------------------------------------------------------------
 

@@ -117,6 +117,59 @@ TEST(ForkJoinTaskGroup, SeveralThreadsSpawnIntoOneGroupWhileItRuns) {
   EXPECT_EQ(ran.load(), 900);
 }
 
+// The group's creator (a worker) counts its own spawns privately
+// (forkjoin/group_count.hpp). A thread that is not a worker waits on the group
+// while its tasks, running on the creator's thread, keep spawning into it:
+// spawns the waiter never folded in. It must be woken, fold them, and return
+// only when they are all done.
+TEST(ForkJoinTaskGroup, AWaiterOffTheCreatorsThreadCoversWhatTheCreatorSpawnsMeanwhile) {
+  sptest::Watchdog dog("ForkJoinTaskGroup.ForeignWaiter");
+  for (std::size_t workers : {1, 3}) {
+    sp::ThreadPool pool(unpinned(workers));
+    std::atomic<int> ran{0};
+    std::unique_ptr<sp::TaskGroup> tg;
+    std::function<void(int)> task = [&](int depth) {
+      std::this_thread::sleep_for(200us);  // the waiter is asleep by now
+      if (depth < 3) {
+        tg->spawn([&, depth] { task(depth + 1); });
+        tg->spawn([&, depth] { task(depth + 1); });
+      }
+      ran.fetch_add(1);
+    };
+    pool.run([&] {
+      tg = std::make_unique<sp::TaskGroup>();  // created on a worker: its owner
+      for (int i = 0; i < 4; ++i) tg->spawn([&] { task(0); });
+    });  // run() returns with the tasks still queued on the owner's deque
+    EXPECT_EQ(tg->wait(), sp::TaskGroupStatus::complete);
+    EXPECT_EQ(ran.load(), 4 * 15) << workers << " workers";  // 4 trees of 1 + 2 + 4 + 8
+  }
+}
+
+// The same with the waiter a worker other than the creator: a task of another
+// group waits, so it helps instead of blocking.
+TEST(ForkJoinTaskGroup, AGroupCreatedOnOneWorkerCanBeWaitedFromATaskOnAnother) {
+  sptest::Watchdog dog("ForkJoinTaskGroup.WaitedElsewhere");
+  sp::ThreadPool pool(unpinned(3));
+  std::atomic<int> ran{0};
+  std::atomic<bool> waited{false};
+  pool.run([&] {
+    sp::TaskGroup tg;
+    for (int i = 0; i < 200; ++i)
+      tg.spawn([&] {
+        std::this_thread::sleep_for(10us);
+        ran.fetch_add(1);
+      });
+    sp::TaskGroup other;
+    other.spawn([&] {
+      EXPECT_EQ(tg.wait(), sp::TaskGroupStatus::complete);
+      EXPECT_EQ(ran.load(), 200);
+      waited.store(true);
+    });
+    EXPECT_EQ(other.wait(), sp::TaskGroupStatus::complete);
+  });  // the first group's destructor waited again: nothing left
+  EXPECT_TRUE(waited.load());
+}
+
 TEST(ForkJoinTaskGroup, DestructorWaitsForEveryTask) {
   sptest::Watchdog dog("ForkJoinTaskGroup.Destructor");
   sp::ThreadPool pool(unpinned(2));

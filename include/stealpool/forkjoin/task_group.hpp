@@ -27,7 +27,9 @@
 // cancel(): tasks that have not started are skipped (they count as finished);
 //   running ones may poll is_cancelled(). A task that throws cancels the group.
 // The destructor waits (exceptions are then discarded: call wait() to see them).
-// One thread may wait on a group at a time; any thread may spawn.
+// One thread may wait on a group at a time (waits from different threads must
+// be ordered by the program, e.g. by the handing over of the group); any thread
+// may spawn.
 #pragma once
 
 #include <atomic>
@@ -39,6 +41,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "stealpool/forkjoin/group_count.hpp"
 #include "stealpool/forkjoin/jobs.hpp"
 #include "stealpool/forkjoin/thread_pool.hpp"
 
@@ -133,9 +136,9 @@ class TaskGroup {
     const void* tag = w != nullptr && w->isolation() != nullptr ? w->isolation() : tag_;
     detail::JobArena* arena = w != nullptr ? &w->scratch().arena() : nullptr;
     auto* job = detail::GroupJob<Fn>::create(Fn(std::forward<F>(f)), this, tag, arena);
-    // relaxed: the job is published by the queue push that follows (a release);
-    // the count only has to be up before the job can finish.
-    word_.fetch_add(kOne, std::memory_order::relaxed);
+    const bool by_owner = w != nullptr && w == owner_;
+    if (by_owner) count_.owner_spawned();  // no read-modify-write: group_count.hpp
+    else count_.shared_spawned();
     bool queued = false;
     try {
       if (w != nullptr) {
@@ -146,11 +149,11 @@ class TaskGroup {
         queued = shared_->spawn_one(std::move(j));  // false: the pool is being destroyed
       }
     } catch (...) {
-      unspawn(job, arena);
+      unspawn(job, arena, by_owner);
       throw;
     }
     if (!queued) {
-      unspawn(job, arena);
+      unspawn(job, arena, by_owner);
       throw std::runtime_error("stealpool::TaskGroup::spawn: the pool is being destroyed");
     }
   }
@@ -165,20 +168,17 @@ class TaskGroup {
   template <class F>
   friend class detail::GroupJob;
 
-  // word_ = pending tasks << 16 | waiter, where waiter is 0 (none), a worker id
-  // + 1, or kExternal (a thread blocked on ExternalWaiters).
-  static constexpr std::uint64_t kOne = std::uint64_t{1} << 16;
-  static constexpr std::uint64_t kWaiterMask = kOne - 1;
-  static constexpr std::uint64_t kExternal = kWaiterMask;
+  static constexpr std::uint64_t kExternal = detail::GroupCount::kExternal;
   static_assert(ExecutorConfig::kMaxWorkers < kExternal, "worker ids must fit the waiter field");
 
   // A job spawn() counted but could not queue: uncount and free it. The count
   // cannot reach zero here while a waiter depends on it: the spawner is either
-  // the group's owner (no wait in progress) or one of its running tasks, whose
-  // own unit is still counted. relaxed: nothing is published by taking it back.
+  // the group's creator (no wait in progress) or one of its running tasks, whose
+  // own unit is still counted.
   template <class Fn>
-  void unspawn(detail::GroupJob<Fn>* job, detail::JobArena* arena) noexcept {
-    word_.fetch_sub(kOne, std::memory_order::relaxed);
+  void unspawn(detail::GroupJob<Fn>* job, detail::JobArena* arena, bool by_owner) noexcept {
+    if (by_owner) count_.owner_unspawned();
+    else count_.shared_unspawned();
     detail::GroupJob<Fn>::destroy(job, arena);
   }
 
@@ -187,6 +187,7 @@ class TaskGroup {
     // under, if any (so that its waiter may run them), else the group itself.
     detail::PoolWorker* w = on_own_worker();
     tag_ = w != nullptr && w->isolation() != nullptr ? w->isolation() : this;
+    owner_ = w;
   }
   static detail::PoolShared* current_or_default_shared() {
     if (detail::PoolWorker* w = detail::PoolWorker::current()) return &w->shared();
@@ -198,35 +199,19 @@ class TaskGroup {
     return w != nullptr && &w->shared() == shared_ ? w : nullptr;
   }
 
-  bool all_done() const noexcept {
-    // [TG-count] acquire: pairs with the last task's release in finish_one(), so
-    // the waiter sees everything the tasks wrote.
-    return (word_.load(std::memory_order::acquire) >> 16) == 0;
-  }
-
-  // Sets the waiter field; false if nothing is pending (no need to sleep).
-  bool announce_waiter(std::uint64_t who) noexcept {
-    std::uint64_t cur = word_.load(std::memory_order::relaxed);
-    do {
-      if ((cur >> 16) == 0) return false;
-      // acq_rel: ordered with the tasks' fetch_sub on this word (see finish_one).
-    } while (!word_.compare_exchange_weak(cur, (cur & ~kWaiterMask) | who, std::memory_order::acq_rel,
-                                          std::memory_order::relaxed));
-    return true;
-  }
-  void clear_waiter() noexcept { word_.fetch_and(~kWaiterMask, std::memory_order::acq_rel); }
-
-  // The last touch of the group by a finishing task: after the fetch_sub the
-  // waiter may return and destroy the group, so everything needed afterwards is
-  // read first, and the wake-up goes to memory that outlives the group: the
-  // waiting worker's Parker (in its pool) or the process-wide ExternalWaiters.
-  void finish_one() noexcept {
+  // The last touch of the group by a finishing task (`w`: the worker it ran on,
+  // or nullptr). The owner waiting on the group counts its own finish privately.
+  // Anyone else: after the fetch_sub the waiter may return and destroy the
+  // group, so everything needed afterwards is read first, and the wake-up goes
+  // to memory that outlives the group: the waiting worker's Parker (in its
+  // pool) or the process-wide ExternalWaiters.
+  void finish_one(detail::PoolWorker* w) noexcept {
+    if (w != nullptr && w == owner_ && owner_waits_) {  // owner_waits_ is the owner's: read on its thread only
+      count_.owner_finished();
+      return;
+    }
     detail::PoolShared* shared = shared_;
-    // [TG-count] acq_rel: release publishes the task's effects to the waiter;
-    // the RMW order on word_ tells the last task which waiter to wake.
-    const std::uint64_t old = word_.fetch_sub(kOne, std::memory_order::acq_rel);
-    if ((old >> 16) != 1) return;
-    const std::uint64_t waiter = old & kWaiterMask;
+    const std::uint64_t waiter = count_.shared_finished();
     if (waiter == 0) return;
     if (waiter == kExternal) {
       auto& ext = detail::ExternalWaiters::instance();
@@ -253,14 +238,18 @@ class TaskGroup {
   struct Waiting {
     TaskGroup& g;
     std::size_t worker;
-    bool probe() const noexcept { return g.all_done(); }
-    bool prepare_sleep() noexcept { return g.announce_waiter(worker + 1); }
-    void end_sleep() noexcept { g.clear_waiter(); }
+    bool probe() const noexcept { return g.count_.done(); }
+    bool prepare_sleep() noexcept { return g.count_.announce(worker + 1); }
+    void end_sleep() noexcept { g.count_.clear_waiter(); }
   };
 
-  TaskGroupStatus wait_impl(bool isolated) {
+  // The waiting part of wait_impl: helps on a worker of the pool, else blocks.
+  void wait_for_tasks(bool isolated) {
     if (detail::PoolWorker* w = on_own_worker()) {
       Waiting waiting{*this, w->id()};
+      // The owner counts the tasks it finishes from here on privately.
+      const bool owner = w == owner_;
+      if (owner) owner_waits_ = true;
       if (isolated && w->isolation() == nullptr) {
         // A new isolated region. Nested inside one already, the wait keeps the
         // outer region (wait_until is isolated there anyway): the jobs it waits
@@ -271,16 +260,24 @@ class TaskGroup {
       } else {
         w->wait_until(waiting);
       }
+      if (owner) owner_waits_ = false;
       // No clear_waiter() here: wait_until announces the waiter only around a
       // sleep, and Waiting::end_sleep clears it after every one.
-    } else if (!all_done()) {
+    } else {
       // A plain thread, or a worker of another pool (it blocks: waiting on
-      // another pool's group does not run this worker's own jobs).
+      // another pool's group does not run this worker's own jobs). Each round
+      // folds again: the owner may have spawned since (group_count.hpp).
       auto& ext = detail::ExternalWaiters::instance();
       std::unique_lock<std::mutex> lock(ext.mu);
-      if (announce_waiter(kExternal)) ext.cv.wait(lock, [&] { return all_done(); });
-      clear_waiter();
+      while (count_.announce(kExternal)) ext.cv.wait(lock);
+      count_.clear_waiter();
     }
+  }
+
+  TaskGroupStatus wait_impl(bool isolated) {
+    // Nothing pending (the destructor's wait after an explicit one, a group
+    // whose tasks all ran elsewhere): no waiting machinery at all.
+    if (!count_.done()) wait_for_tasks(isolated);
     // The common case, nothing thrown or cancelled, costs two loads and no
     // read-modify-write: a wait per node of a recursive spawn tree adds up.
     std::exception_ptr error;
@@ -297,7 +294,9 @@ class TaskGroup {
 
   detail::PoolShared* shared_;
   const void* tag_ = nullptr;
-  std::atomic<std::uint64_t> word_{0};  // shared: spawners, tasks, the waiter
+  detail::PoolWorker* owner_ = nullptr;  // the worker that created the group, if any
+  bool owner_waits_ = false;             // the owner's own: it is inside wait() on this group
+  detail::GroupCount count_;             // spawners, tasks, the waiter: group_count.hpp
   std::atomic<bool> cancelled_{false};  // shared: a flag, no data hangs on it
   std::atomic<bool> has_error_{false};  // shared: error_ may be set (a hint)
   std::mutex error_mu_;
@@ -317,8 +316,9 @@ void GroupJob<F>::execute(Job* job) noexcept {
       group->record(std::current_exception());
     }
   }
-  destroy(self, current_arena());
-  group->finish_one();  // the last touch of the group
+  PoolWorker* w = PoolWorker::current();
+  destroy(self, w != nullptr ? &w->scratch().arena() : nullptr);
+  group->finish_one(w);  // the last touch of the group
 }
 
 }  // namespace detail
