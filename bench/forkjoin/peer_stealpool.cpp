@@ -6,8 +6,8 @@
 //            join: one forked task per placement, as the peers' one task each.
 //   uts      the children of a node, split the same way. The alternative, a TaskGroup
 //            per node with one spawn per child as the peers do (stealbench --full: row "stealpool TaskGroup"),
-//            was measured slower: on T3, 2 cores, 1 worker 600-680 ms against 430-640
-//            for the join, 2 workers 300-440 against 250-360 (noisy shared machine).
+//            is measured beside it: on T3, 2 cores, 5% slower than the join at 1
+//            worker and 7% at 2 (medians of 8 interleaved runs, docs/benchmarks.md).
 #include <stealpool/forkjoin.hpp>
 
 #include "workloads.hpp"
