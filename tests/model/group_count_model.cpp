@@ -24,6 +24,12 @@
 //                               return before t3 is done although t3 was never
 //                               counted in the shared word when the wait began:
 //                               its fold, the wake-ups and the refold.
+//   failed_spawn                the owner spawns t1 and hands the group to a
+//                               waiter; t1, on the owner's thread, spawns t2
+//                               (private) whose job cannot be queued, so t2 is
+//                               taken back as TaskGroup::unspawn does: as a
+//                               shared finish. The waiter, which may have
+//                               folded t2 in already, must still be woken.
 //
 // Mutants (must be reported):
 //   the waiter's acquire loads of the word made relaxed: the probe may see a
@@ -31,8 +37,10 @@
 //   finished task made (a false zero), or read a result unordered;
 //   the finishers' fetch_sub made relaxed: the waiter's acquire gets no
 //   happens-before from the task's writes.
-// Checked by hand (they change the code, not its orders, so no policy can
-// make them): done() reading private_ before word_ fails foreign_waiter at
+// The failed spawn taken back privately instead (the owner's count -1, as
+// TaskGroup did before): the waiter can fold t2 in first and then sleep for
+// ever (a lost wake-up). Checked by hand (they change the code, not its
+// orders, so no policy can make them): done() reading private_ before word_ fails foreign_waiter at
 // once, and announce() without the fold fails both tests (lost wake-up).
 #include <chrono>
 #include <cstdint>
@@ -187,6 +195,39 @@ struct ForeignWaiter : rl::test_suite<ForeignWaiter<Sync>, 3> {
   void after() { RL_ASSERT(count.done()); }
 };
 
+// private_uncount: the mutant, t2 taken back in the owner's count.
+template <class Sync, bool private_uncount>
+struct FailedSpawn : rl::test_suite<FailedSpawn<Sync, private_uncount>, 2> {
+  using Count = stealpool::detail::BasicGroupCount<Sync>;
+
+  Count count;
+  FakeParker parker;
+  RelacyAtomic<int> go{0};
+  RelacyAtomic<int> owner_done{0};
+  rl::var<int> result;
+
+  void before() { g_unparkers_done = &owner_done; }
+
+  void thread(unsigned index) {
+    if (index == 0) {  // the owner; it does not wait
+      count.owner_spawned();  // t1
+      go.store(1, std::memory_order::release);
+      count.owner_spawned();  // t1 spawns t2...
+      if (private_uncount) count.owner_finished();  // ...whose push fails: taken back
+      else finish_shared(count, parker);
+      result($) = 1;                 // t1's work
+      finish_shared(count, parker);  // t1 finishes
+      owner_done.store(1, std::memory_order::seq_cst);
+    } else {  // the waiter
+      while (go.load(std::memory_order::acquire) == 0) rl::yield(1, $);
+      wait_for(count, parker, Count::kExternal);
+      RL_ASSERT(result($) == 1);
+    }
+  }
+
+  void after() { RL_ASSERT(count.done()); }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -195,10 +236,12 @@ int main(int argc, char** argv) {
 
   run.check<OwnerWaitsThiefFinishes<RelacySync>>("group count: owner waits, thief finishes");
   run.check<ForeignWaiter<RelacySync>>("group count: foreign waiter, owner spawns meanwhile");
+  run.check<FailedSpawn<RelacySync, false>>("group count: a failed spawn taken back as a finish");
 
   run.mutant<ForeignWaiter<RelaxedAcquireLoadSync>>("MUTANT [TG-count] waiter's acquire loads relaxed");
   run.mutant<OwnerWaitsThiefFinishes<RelaxedFetchSubSync>>("MUTANT [TG-count] finish fetch_sub relaxed");
   run.mutant<ForeignWaiter<RelaxedFetchSubSync>>("MUTANT [TG-count] finish fetch_sub relaxed (foreign)");
+  run.mutant<FailedSpawn<RelacySync, true>>("MUTANT a failed spawn taken back privately");
 
   return run.exit_code();
 }

@@ -55,7 +55,6 @@ class BasicGroupCount {
   // relaxed load and store: private_ has one writer; a waiter on another thread
   // reads it after its acquire load of word_ ([TG-count], done()).
   void owner_spawned() noexcept { add_private(1); }
-  void owner_unspawned() noexcept { add_private(-1); }
   // Only while the owner waits on the group: nobody else needs waking then.
   void owner_finished() noexcept { add_private(-1); }
 
@@ -63,10 +62,10 @@ class BasicGroupCount {
   // relaxed: the job is published by the queue push that follows (a release);
   // the count only has to be up before the job can finish.
   void shared_spawned() noexcept { word_.fetch_add(kOne, std::memory_order::relaxed); }
-  // relaxed: nothing is published by taking back a job that never ran.
-  void shared_unspawned() noexcept { word_.fetch_sub(kOne, std::memory_order::relaxed); }
 
-  // A task finished by a thread other than the waiting owner. Returns the waiter
+  // A task finished by a thread other than the waiting owner, or a spawn taken
+  // back because its job could not be queued (whoever spawned it: a waiter may
+  // have folded the owner's private unit into the word). Returns the waiter
   // to wake (0: none). [TG-count] acq_rel: the release publishes the task's
   // effects to the waiter's acquire; the RMW order tells the finisher that takes
   // the count from one to zero who waits. The last touch of the group: the

@@ -136,8 +136,7 @@ class TaskGroup {
     const void* tag = w != nullptr && w->isolation() != nullptr ? w->isolation() : tag_;
     detail::JobArena* arena = w != nullptr ? &w->scratch().arena() : nullptr;
     auto* job = detail::GroupJob<Fn>::create(Fn(std::forward<F>(f)), this, tag, arena);
-    const bool by_owner = w != nullptr && w == owner_;
-    if (by_owner) count_.owner_spawned();  // no read-modify-write: group_count.hpp
+    if (w != nullptr && w == owner_) count_.owner_spawned();  // no read-modify-write: group_count.hpp
     else count_.shared_spawned();
     bool queued = false;
     try {
@@ -149,11 +148,11 @@ class TaskGroup {
         queued = shared_->spawn_one(std::move(j));  // false: the pool is being destroyed
       }
     } catch (...) {
-      unspawn(job, arena, by_owner);
+      unspawn(job, arena);
       throw;
     }
     if (!queued) {
-      unspawn(job, arena, by_owner);
+      unspawn(job, arena);
       throw std::runtime_error("stealpool::TaskGroup::spawn: the pool is being destroyed");
     }
   }
@@ -171,15 +170,17 @@ class TaskGroup {
   static constexpr std::uint64_t kExternal = detail::GroupCount::kExternal;
   static_assert(ExecutorConfig::kMaxWorkers < kExternal, "worker ids must fit the waiter field");
 
-  // A job spawn() counted but could not queue: uncount and free it. The count
-  // cannot reach zero here while a waiter depends on it: the spawner is either
-  // the group's creator (no wait in progress) or one of its running tasks, whose
-  // own unit is still counted.
+  // A job spawn() counted but could not queue: free it, and uncount it as if it
+  // had finished, through the shared word whichever count took the spawn. A
+  // waiter on another thread may have folded the owner's private spawn into the
+  // word already: taken back privately, that unit would stay in the word, and
+  // the finishes that bring the real count to zero would leave the word at one
+  // and the waiter asleep. As a finish, it wakes the waiter if it is the last.
+  // The spawner touches the group no more after this (it throws).
   template <class Fn>
-  void unspawn(detail::GroupJob<Fn>* job, detail::JobArena* arena, bool by_owner) noexcept {
-    if (by_owner) count_.owner_unspawned();
-    else count_.shared_unspawned();
+  void unspawn(detail::GroupJob<Fn>* job, detail::JobArena* arena) noexcept {
     detail::GroupJob<Fn>::destroy(job, arena);
+    finish_shared();
   }
 
   explicit TaskGroup(detail::PoolShared* shared) noexcept : shared_(shared) {
@@ -210,6 +211,9 @@ class TaskGroup {
       count_.owner_finished();
       return;
     }
+    finish_shared();
+  }
+  void finish_shared() noexcept {
     detail::PoolShared* shared = shared_;
     const std::uint64_t waiter = count_.shared_finished();
     if (waiter == 0) return;
