@@ -11,12 +11,12 @@
 // between two runs counts as time between slices (microseconds here).
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "../common/bench_cli.hpp"
 #include "stealpool/executor_config.hpp"
 #include "stealpool/trace_recorder.hpp"
 #include "workloads.hpp"
@@ -93,23 +93,19 @@ int main(int argc, char** argv) {
   std::size_t workers = 2;
   int runs = 5;
   for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (a == "--tree" && v != nullptr) tree_name = argv[++i];
-    else if (a == "--workers" && v != nullptr) workers = std::strtoul(argv[++i], nullptr, 10);
-    else if (a == "--runs" && v != nullptr) runs = std::atoi(argv[++i]);
+    const char* a = argv[i];
+    if (std::strcmp(a, "--tree") == 0) tree_name = stealbench::option_value(argc, argv, i, a);
+    else if (std::strcmp(a, "--workers") == 0)
+      workers = static_cast<std::size_t>(stealbench::positive_arg(a, stealbench::option_value(argc, argv, i, a), 4096));
+    else if (std::strcmp(a, "--runs") == 0)
+      runs = static_cast<int>(stealbench::positive_arg(a, stealbench::option_value(argc, argv, i, a), 1000));
     else {
-      std::fprintf(stderr, "uts_busy: unknown or incomplete argument '%s' (see the header of uts_busy.cpp)\n",
-                   a.c_str());
+      std::fprintf(stderr, "uts_busy: unknown argument '%s' (see the header of uts_busy.cpp)\n", a);
       return 2;
     }
   }
   if (tree_name != "T1" && tree_name != "T3") {
     std::fprintf(stderr, "uts_busy: --tree must be T1 or T3 (got '%s')\n", tree_name.c_str());
-    return 2;
-  }
-  if (workers < 1 || runs < 1) {
-    std::fprintf(stderr, "uts_busy: --workers and --runs must be at least 1 (got %zu and %d)\n", workers, runs);
     return 2;
   }
   const UtsTree& tree = tree_name == "T1" ? stealbench::fj::kUtsT1 : stealbench::fj::kUtsT3;
