@@ -40,8 +40,9 @@
 // The failed spawn taken back privately instead (the owner's count -1, as
 // TaskGroup did before): the waiter can fold t2 in first and then sleep for
 // ever (a lost wake-up). Checked by hand (they change the code, not its
-// orders, so no policy can make them): done() reading private_ before word_ fails foreign_waiter at
-// once, and announce() without the fold fails both tests (lost wake-up).
+// orders, so no policy can make them): done() reading private_ before word_
+// fails foreign_waiter at once, and announce() without the fold fails both
+// tests (lost wake-up).
 #include <chrono>
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 // stealpool/forkjoin/group_count.hpp: BasicGroupCount, how a TaskGroup counts
 // its pending tasks and wakes its waiter ([TG-count], forkjoin/README.md,
-// "TaskGroup: counting").
+// "TaskGroup").
 //
 // Two counts, one owner-private and one shared:
 //
@@ -81,7 +81,10 @@ class BasicGroupCount {
   // so private_ then holds the spawn of every task whose finish was counted (a
   // task spawned by the owner, finished elsewhere), and no false zero is
   // possible (the other order can see the finish and miss the spawn).
-  bool done() const noexcept { return pending(word_.load(std::memory_order::acquire)) == 0; }
+  bool done() const noexcept {
+    const std::uint64_t word = word_.load(std::memory_order::acquire);
+    return pending(word, private_.load(std::memory_order::relaxed)) == 0;
+  }
 
   // Folds private_ into word_ and records `who` as the waiter, in one CAS.
   // False (and nothing recorded) if nothing is pending: no need to sleep.
@@ -90,7 +93,7 @@ class BasicGroupCount {
       // acquire and the order of the two loads: as in done().
       const std::uint64_t cur = word_.load(std::memory_order::acquire);
       const std::int64_t mine = private_.load(std::memory_order::relaxed);
-      const std::int64_t total = count_of(cur) + (mine - folded_);
+      const std::int64_t total = pending(cur, mine);
       if (total == 0) return false;
       const std::uint64_t next = (static_cast<std::uint64_t>(total) << 16) | who;
       std::uint64_t expected = cur;
@@ -109,8 +112,9 @@ class BasicGroupCount {
   static std::int64_t count_of(std::uint64_t word) noexcept {
     return static_cast<std::int64_t>(word) >> 16;  // arithmetic: the count is signed
   }
-  std::int64_t pending(std::uint64_t word) const noexcept {
-    return count_of(word) + private_.load(std::memory_order::relaxed) - folded_;
+  // From a word and a private count read in that order (see done()).
+  std::int64_t pending(std::uint64_t word, std::int64_t mine) const noexcept {
+    return count_of(word) + mine - folded_;
   }
   void add_private(std::int64_t d) noexcept {
     private_.store(private_.load(std::memory_order::relaxed) + d, std::memory_order::relaxed);

@@ -70,11 +70,10 @@ struct ExternalWaiters {
   }
 };
 
-// The JobArena of the pool worker the calling thread is, if any.
-inline JobArena* current_arena() noexcept {
-  PoolWorker* w = PoolWorker::current();
-  return w != nullptr ? &w->scratch().arena() : nullptr;
-}
+// The JobArena of worker w (nullptr: no worker, no arena), and of the pool
+// worker the calling thread is, if any.
+inline JobArena* arena_of(PoolWorker* w) noexcept { return w != nullptr ? &w->scratch().arena() : nullptr; }
+inline JobArena* current_arena() noexcept { return arena_of(PoolWorker::current()); }
 
 // A TaskGroup task: f moved into a block of the spawning worker's JobArena (or
 // onto the heap: too big, or spawned from outside the pool), with the group to
@@ -134,7 +133,7 @@ class TaskGroup {
     // The tag: the isolated wait the spawner runs under, if any (the job is part
     // of that region's work), else the group's own.
     const void* tag = w != nullptr && w->isolation() != nullptr ? w->isolation() : tag_;
-    detail::JobArena* arena = w != nullptr ? &w->scratch().arena() : nullptr;
+    detail::JobArena* arena = detail::arena_of(w);
     auto* job = detail::GroupJob<Fn>::create(Fn(std::forward<F>(f)), this, tag, arena);
     if (w != nullptr && w == owner_) count_.owner_spawned();  // no read-modify-write: group_count.hpp
     else count_.shared_spawned();
@@ -321,7 +320,7 @@ void GroupJob<F>::execute(Job* job) noexcept {
     }
   }
   PoolWorker* w = PoolWorker::current();
-  destroy(self, w != nullptr ? &w->scratch().arena() : nullptr);
+  destroy(self, arena_of(w));
   group->finish_one(w);  // the last touch of the group
 }
 
