@@ -59,9 +59,8 @@ enum class InlineChunks { kGrainChunks, kAnyChunks };
 // log4(n) times, and a loop whose first index is slow is published after it).
 // Returns k: n if the loop finished (or a body threw), else where the time ran
 // out.
-template <class Chunk>
-std::uint64_t run_probe(Chunk& chunk, std::uint64_t n, std::uint64_t grain, std::uint64_t cutoff_ns,
-                        LoopControl& ctl) noexcept {
+inline std::uint64_t run_probe(const ChunkRef& chunk, std::uint64_t n, std::uint64_t grain, std::uint64_t cutoff_ns,
+                               LoopControl& ctl) noexcept {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   std::uint64_t done = 0, mark = 1;
@@ -85,8 +84,9 @@ std::uint64_t run_probe(Chunk& chunk, std::uint64_t n, std::uint64_t grain, std:
 //    pinned one per CPU (the default then), the idle worker kept its CPU and
 //    the caller shared another's (2 workers, 2^24-index reduce: 15.3 ms against
 //    7.6 handed over; algorithms/README.md). Not measured again unpinned.
-template <class P, class Chunk>
-void run_loop_from_outside(ThreadPool& pool, std::uint64_t n, std::uint64_t grain, Chunk& chunk, InlineChunks how) {
+template <class P>
+void run_loop_from_outside(ThreadPool& pool, std::uint64_t n, std::uint64_t grain, const ChunkRef& chunk,
+                           InlineChunks how) {
   if (n == 0) return;
   const std::size_t workers = pool.workers();
   if (grain == 0) grain = auto_grain(n, workers);

@@ -76,8 +76,8 @@ I at_offset(I first, std::uint64_t off) noexcept {
 // calling worker's pool, else pool_for_outside()): inline on a worker of that
 // pool; through run() from another pool's worker; from any other thread, with
 // the caller taking part (caller_share.hpp).
-template <class P, class Chunk>
-void run_on(ThreadPool* pool, std::uint64_t n, std::uint64_t grain, Chunk& chunk, InlineChunks how) {
+template <class P>
+void run_on_erased(ThreadPool* pool, std::uint64_t n, std::uint64_t grain, const ChunkRef& chunk, InlineChunks how) {
   PoolWorker* w = PoolWorker::current();
   if (pool == nullptr) {
     if (w != nullptr) return run_loop<P>(n, grain, chunk);
@@ -86,6 +86,10 @@ void run_on(ThreadPool* pool, std::uint64_t n, std::uint64_t grain, Chunk& chunk
   if (w == nullptr) return run_loop_from_outside<P>(*pool, n, grain, chunk, how);
   if (&w->shared() == &pool->shared()) return run_loop<P>(n, grain, chunk);
   pool->run([&] { run_loop<P>(n, grain, chunk); });
+}
+template <class P, class Chunk>
+void run_on(ThreadPool* pool, std::uint64_t n, std::uint64_t grain, Chunk& chunk, InlineChunks how) {
+  run_on_erased<P>(pool, n, grain, ChunkRef(chunk), how);
 }
 
 template <class I, class RangeBody, class P>
