@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every synchronisation tag used in code ([CL-push], [SLEEP-dekker], ...) must be
-# explained in some README.md next to the code (STYLE.md, habit 2): keeps the
-# protocol write-ups from drifting away from the code.
+# explained in some README.md next to the code (each protocol written up once,
+# beside its code): keeps the write-ups from drifting away from the code.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -2,7 +2,7 @@
 // sim/README.md "Fork-join"). A worker runs jobs as a stack of frames, one step
 // at a time; join, take-back and the helping wait are the points of
 // join_on/take_back/wait_until (forkjoin/thread_pool.hpp,
-// detail/executor_worker.hpp) at which a thread could be interrupted, and the
+// engine/executor_worker.hpp) at which a thread could be interrupted, and the
 // decisions at those points are the real core policy's: take_back_step() and
 // wait_step() (core/wait_step.hpp) run on SimWorker as they run on
 // ExecutorWorker. Latches follow WorkerLatch (forkjoin/latch.hpp): unset ->
@@ -252,7 +252,7 @@ void Sim::step_take_back(SimWorker& w) {
   }
 }
 
-// wait_until (detail/executor_worker.hpp): one wait_step per simulator step; a
+// wait_until (engine/executor_worker.hpp): one wait_step per simulator step; a
 // job it finds runs as a new frame above this one.
 void Sim::step_wait(SimWorker& w) {
   Frame& f = w.frames_.back();  // stays valid while frames are pushed (a deque)

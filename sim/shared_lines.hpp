@@ -83,10 +83,10 @@ inline constexpr LineCost kLineCosts[kLineOps] = {
   {LineOp::inj_slots_read, LineKind::injector, 1, "injector slots_read"},
   // Injector::take() finishing a block: head_block and head.
   {LineOp::inj_leave_block, LineKind::injector, 2, "injector next block"},
-  // detail/core/state_word.hpp, try_acquire_external(): the CAS (a closed gate
+  // engine/core/state_word.hpp, try_acquire_external(): the CAS (a closed gate
   // is seen by a load, no write).
   {LineOp::state_acquire, LineKind::state, 1, "state external CAS"},
-  // detail/core/ledger.hpp, spawn() with nothing owed and no credit:
+  // engine/core/ledger.hpp, spawn() with nothing owed and no credit:
   // add_internal's fetch_add, 64 units at once. Other spawns and every
   // complete() touch only the private ledger.
   {LineOp::state_reserve, LineKind::state, 1, "state reserve 64"},
@@ -94,10 +94,10 @@ inline constexpr LineCost kLineCosts[kLineOps] = {
   {LineOp::state_settle, LineKind::state, 1, "state settle"},
   // StateWord::close(): the fetch_and (join, shutdown).
   {LineOp::state_close, LineKind::state, 1, "state close"},
-  // detail/executor_shared.hpp, initiate_done(): the store of done (its
+  // engine/executor_shared.hpp, initiate_done(): the store of done (its
   // unpark_all is one `unpark` per worker).
   {LineOp::done_store, LineKind::state, 1, "done store"},
-  // detail/sleep/sleep_registry.hpp, announce(): mask fetch_or, sleeping fetch_add.
+  // engine/sleep/sleep_registry.hpp, announce(): mask fetch_or, sleeping fetch_add.
   {LineOp::announce, LineKind::sleep, 2, "announce"},
   // SleepRegistry::cancel() clearing its own bit: fetch_and, fetch_sub.
   {LineOp::cancel_own, LineKind::sleep, 2, "cancel"},
@@ -108,7 +108,7 @@ inline constexpr LineCost kLineCosts[kLineOps] = {
   {LineOp::wake_cursor, LineKind::sleep, 1, "wake cursor"},
   // SleepRegistry::wake() claiming a sleeper: mask fetch_and, sleeping fetch_sub.
   {LineOp::wake_claim, LineKind::sleep, 2, "wake claim"},
-  // detail/sleep/parker.hpp, unpark(): the exchange (its futex wake is a
+  // platform/parker.hpp, unpark(): the exchange (its futex wake is a
   // syscall, not counted).
   {LineOp::unpark, LineKind::sleep, 1, "unpark"},
   // src/parker.cpp, park() finding a token: the fetch_sub that consumes it.

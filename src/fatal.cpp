@@ -1,4 +1,4 @@
-#include "stealpool/detail/fatal.hpp"
+#include "stealpool/platform/fatal.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "stealpool/detail/native_thread.hpp"
+#include "stealpool/platform/native_thread.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "stealpool/detail/sleep/parker.hpp"
+#include "stealpool/platform/parker.hpp"
 
 #include <cerrno>
 #include <ctime>

@@ -41,7 +41,7 @@
 // and every 32nd local spawn checks for sleepers with a fence (wake-on-hoard); external spawn is
 // a CAS on the state word, a CAS on the injector tail and a fence; a batch of n
 // costs the same plus n slot writes. Idle workers spin, yield, then park on a futex
-// and cost no CPU; wake-ups are never lost (detail/sleep/README.md).
+// and cost no CPU; wake-ups are never lost (engine/sleep/README.md).
 #pragma once
 
 #include <cstddef>
@@ -54,9 +54,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "stealpool/detail/executor_shared.hpp"
-#include "stealpool/detail/executor_worker.hpp"
-#include "stealpool/detail/fatal.hpp"
+#include "stealpool/engine/executor_shared.hpp"
+#include "stealpool/engine/executor_worker.hpp"
+#include "stealpool/platform/fatal.hpp"
 #include "stealpool/executor_config.hpp"
 #include "stealpool/executor_handle.hpp"
 #include "stealpool/metrics.hpp"

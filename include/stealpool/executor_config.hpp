@@ -17,7 +17,7 @@
 //                 timeout (wake-ups are never lost, so a timeout
 //                 only bounds latency, it is not needed for
 //                 correctness). The last worker to fall
-//                 asleep parks with no timeout (sleep/README.md)
+//                 asleep parks with no timeout (engine/sleep/README.md)
 //   pin_threads   pin worker i to the i-th allowed CPU (Linux)    false (see
 //                 default_pin_threads() for why)
 //   trace         a TraceSink (stealpool/trace.hpp) the workers     null (off)
@@ -48,7 +48,7 @@ struct ExecutorConfig {
   // delays shutdown.
   static constexpr std::uint32_t kMaxStealTries = 4096;
   // A worker polls spin_iters rounds before it parks, and settles its share of
-  // the task count only then (detail/core/README.md, [LEDGER-bound]): a huge
+  // the task count only then (engine/core/README.md, [LEDGER-bound]): a huge
   // value would keep join() waiting for that long after the last task.
   static constexpr std::uint32_t kMaxSpinIters = 100'000;
 

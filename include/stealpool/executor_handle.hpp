@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "stealpool/detail/executor_shared.hpp"
+#include "stealpool/engine/executor_shared.hpp"
 
 namespace stealpool {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <utility>
 
-#include "stealpool/detail/core/ledger.hpp"
-#include "stealpool/detail/executor_shared.hpp"
+#include "stealpool/engine/core/ledger.hpp"
+#include "stealpool/engine/executor_shared.hpp"
 #include "stealpool/executor_handle.hpp"
 #include "stealpool/metrics.hpp"
 #include "stealpool/rng.hpp"
@@ -22,7 +22,7 @@ struct NoScratch {};
 // Every this many local spawns in a row a worker checks for sleeping siblings with
 // the sleep protocol's fence and wakes one (seed 000's wake-on-hoard). Each local
 // spawn also wakes a sibling at once when a relaxed read sees one asleep; this
-// rule is the fenced fallback (core/README.md, "Waking siblings").
+// rule is the fenced fallback (engine/core/README.md, "Waking siblings").
 inline constexpr std::uint32_t kWakeOnHoardThreshold = 32;
 
 // What a running task sees of its worker. Only the worker's own thread touches it.

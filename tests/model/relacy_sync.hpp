@@ -1,5 +1,5 @@
 // tests/model/relacy_sync.hpp: the Relacy side of the one sync seam
-// (include/stealpool/detail/sync.hpp).
+// (include/stealpool/platform/sync.hpp).
 //
 // `RelacySync` gives the protocol templates (ChaseLevDeque, StateWord, ...) atomics
 // and fences that the Relacy race detector schedules and checks, so the code under

@@ -1,7 +1,7 @@
 // tests/model/sleep_model.cpp: Relacy model checks of the real
-// stealpool::detail::SleepRegistry<Sync, ParkerT> (detail/sleep/sleep_registry.hpp),
+// stealpool::detail::SleepRegistry<Sync, ParkerT> (engine/sleep/sleep_registry.hpp),
 // instantiated with the Relacy policy of relacy_sync.hpp and FakeParker (fake_parker.hpp). See
-// detail/sleep/README.md, "Sleep", for the protocol and [SLEEP-dekker].
+// engine/sleep/README.md, "Sleep", for the protocol and [SLEEP-dekker].
 //
 // Check (under the random and the context-bound scheduler):
 //   sleeper_vs_producer  worker 0: announce(0); re-check `work` (relaxed, as the
@@ -32,7 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "stealpool/detail/sleep/sleep_registry.hpp"
+#include "stealpool/engine/sleep/sleep_registry.hpp"
 
 // Relacy last: after every standard and stealpool header.
 #include "fake_parker.hpp"

@@ -1,6 +1,6 @@
 // tests/model/state_word_model.cpp: Relacy model checks of the real
-// stealpool::detail::StateWord<Sync> (detail/core/state_word.hpp), instantiated with
-// the Relacy policy of relacy_sync.hpp. See detail/core/README.md, "State word".
+// stealpool::detail::StateWord<Sync> (engine/core/state_word.hpp), instantiated with
+// the Relacy policy of relacy_sync.hpp. See engine/core/README.md, "State word".
 //
 // The seed's four races (each under the random and the context-bound scheduler):
 //   spawn_vs_close        a spawn that succeeded is counted and its settle is the
@@ -21,7 +21,7 @@
 //                         write without happens-before (a data race)
 #include <cstdint>
 
-#include "stealpool/detail/core/state_word.hpp"
+#include "stealpool/engine/core/state_word.hpp"
 
 // Relacy last: after every standard and stealpool header.
 #include "relacy_sync.hpp"

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/sync.hpp"
 #include "stealpool/executor_config.hpp"
 
 namespace sptest {

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "stealpool/detail/core/ledger.hpp"
-#include "stealpool/detail/core/state_word.hpp"
+#include "stealpool/engine/core/ledger.hpp"
+#include "stealpool/engine/core/state_word.hpp"
 #include "stealpool/rng.hpp"
 
 namespace spd = stealpool::detail;

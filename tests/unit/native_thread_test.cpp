@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "../support/test_support.hpp"
-#include "stealpool/detail/native_thread.hpp"
+#include "stealpool/platform/native_thread.hpp"
 
 namespace spd = stealpool::detail;
 using namespace std::chrono_literals;

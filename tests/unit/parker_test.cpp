@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "../support/test_support.hpp"
-#include "stealpool/detail/sleep/parker.hpp"
+#include "stealpool/platform/parker.hpp"
 
 namespace spd = stealpool::detail;
 using namespace std::chrono_literals;

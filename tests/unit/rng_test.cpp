@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "stealpool/detail/core/worker_step.hpp"
+#include "stealpool/engine/core/worker_step.hpp"
 #include "stealpool/rng.hpp"
 
 namespace sp = stealpool;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../support/test_support.hpp"
-#include "stealpool/detail/sleep/sleep_registry.hpp"
+#include "stealpool/engine/sleep/sleep_registry.hpp"
 
 namespace spd = stealpool::detail;
 using namespace std::chrono_literals;

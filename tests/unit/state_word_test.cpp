@@ -10,7 +10,7 @@
 #include <string>
 
 #include "../support/test_support.hpp"
-#include "stealpool/detail/core/state_word.hpp"
+#include "stealpool/engine/core/state_word.hpp"
 
 namespace spd = stealpool::detail;
 using Narrow = spd::StateWord<spd::StdSync, std::uint8_t>;

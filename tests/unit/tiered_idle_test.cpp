@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "stealpool/detail/core/tiered_idle.hpp"
+#include "stealpool/engine/core/tiered_idle.hpp"
 
 namespace spd = stealpool::detail;
 using namespace std::chrono_literals;

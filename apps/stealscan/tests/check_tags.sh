@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every synchronisation tag in stealscan's code ([SCAN-budget-wake], ...) must be
-# explained in its README.md (STYLE.md, habit 2), as scripts/check_protocol_tags.sh
-# checks for the library.
+# explained in its README.md (each protocol written up beside its code), as
+# scripts/check_protocol_tags.sh checks for the library.
 set -euo pipefail
 dir=$(cd "$(dirname "$0")/.." && pwd)
 tags=$(grep -rhoE '\[SCAN-[a-z][a-z-]*\]' "$dir/src" | sort -u)

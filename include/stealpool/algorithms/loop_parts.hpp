@@ -16,7 +16,7 @@
 
 #include "stealpool/algorithms/partitioners.hpp"
 #include "stealpool/algorithms/work_stealing_range.hpp"
-#include "stealpool/detail/cache_line.hpp"
+#include "stealpool/platform/cache_line.hpp"
 #include "stealpool/forkjoin/thread_pool.hpp"
 
 namespace stealpool::detail {

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "stealpool/detail/cache_line.hpp"
+#include "stealpool/platform/cache_line.hpp"
 
 namespace stealpool {
 

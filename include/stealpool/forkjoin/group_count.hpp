@@ -38,7 +38,7 @@
 
 #include <cstdint>
 
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/sync.hpp"
 
 namespace stealpool::detail {
 

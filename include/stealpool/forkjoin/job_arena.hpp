@@ -23,7 +23,7 @@
 // thread exits) and frees its chunks then. No block is in use or being
 // returned by then: every job runs, and is released, before its task unit
 // completes, and a worker exits only after the pool's count of tasks reached
-// zero (detail/core/README.md, [LEDGER-bound], [DONE-flag]).
+// zero (engine/core/README.md, [LEDGER-bound], [DONE-flag]).
 //
 // Blocks are fixed-size (kBlockSize, a header and kPayload bytes); a job that
 // does not fit, or one spawned from a thread that is not a worker of the
@@ -37,11 +37,11 @@
 #include <new>
 #include <vector>
 
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/sync.hpp"
 
 namespace stealpool::detail {
 
-// Sync: the atomics policy (detail/sync.hpp; tests/model/job_arena_model.cpp
+// Sync: the atomics policy (platform/sync.hpp; tests/model/job_arena_model.cpp
 // checks [ARENA-return] with Relacy's). BlocksPerChunk: blocks carved at once
 // (the model uses 2, so that a block comes back within a few allocations).
 template <class Sync = StdSync, std::size_t BlocksPerChunk = 64>

@@ -12,8 +12,8 @@
 #include <memory>
 #include <utility>
 
-#include "stealpool/detail/executor_worker.hpp"
-#include "stealpool/detail/job.hpp"
+#include "stealpool/engine/executor_worker.hpp"
+#include "stealpool/engine/job.hpp"
 #include "stealpool/executor_config.hpp"
 #include "stealpool/forkjoin/job_arena.hpp"
 #include "stealpool/forkjoin/latch.hpp"

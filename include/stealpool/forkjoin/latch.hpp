@@ -40,7 +40,7 @@
 #include <utility>
 #include <variant>
 
-#include "stealpool/detail/sleep/sleep_registry.hpp"
+#include "stealpool/engine/sleep/sleep_registry.hpp"
 
 namespace stealpool {
 

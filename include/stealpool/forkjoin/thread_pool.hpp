@@ -7,7 +7,7 @@
 //   auto [a, b] = stealpool::join([] { return fib(n - 1); }, [] { return fib(n - 2); });
 //
 // A ThreadPool *is* an Executor whose task is a pointer to a type-erased Job
-// (detail/job.hpp): the same workers, injector, sleep protocol and termination
+// (engine/job.hpp): the same workers, injector, sleep protocol and termination
 // as typed executors, with the split deque (queue/split_deque.hpp) as each
 // worker's deque. How join() works and what it costs: forkjoin/README.md.
 #pragma once
@@ -18,7 +18,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "stealpool/detail/core/wait_step.hpp"
+#include "stealpool/engine/core/wait_step.hpp"
 #include "stealpool/executor.hpp"
 #include "stealpool/executor_config.hpp"
 #include "stealpool/forkjoin/jobs.hpp"

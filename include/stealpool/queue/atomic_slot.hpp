@@ -21,12 +21,12 @@
 #include <cstring>
 #include <type_traits>
 
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/sync.hpp"
 
 namespace stealpool::detail {
 
 // The largest item a queue stores inline. Larger or non-trivially-copyable task
-// types are boxed by the executor (see detail/task_box.hpp).
+// types are boxed by the executor (see engine/task_box.hpp).
 inline constexpr std::size_t kMaxInlineItemBytes = 64;
 
 template <class T, class Sync = StdSync>

@@ -25,7 +25,7 @@
 
 #include <cstddef>
 
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/sync.hpp"
 
 namespace stealpool::detail {
 

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "stealpool/detail/cache_line.hpp"
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/cache_line.hpp"
+#include "stealpool/platform/sync.hpp"
 #include "stealpool/queue/atomic_slot.hpp"
 #include "stealpool/queue/steal.hpp"
 

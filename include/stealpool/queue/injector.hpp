@@ -29,8 +29,8 @@
 #include <span>
 #include <thread>
 
-#include "stealpool/detail/cache_line.hpp"
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/cache_line.hpp"
+#include "stealpool/platform/sync.hpp"
 #include "stealpool/queue/atomic_slot.hpp"
 #include "stealpool/queue/block_cache.hpp"
 #include "stealpool/queue/chase_lev_deque.hpp"

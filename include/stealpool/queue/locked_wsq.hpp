@@ -35,8 +35,8 @@
 #include <thread>
 #include <type_traits>
 
-#include "stealpool/detail/cache_line.hpp"
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/cache_line.hpp"
+#include "stealpool/platform/sync.hpp"
 #include "stealpool/queue/atomic_slot.hpp"
 #include "stealpool/queue/steal.hpp"
 

@@ -53,8 +53,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "stealpool/detail/cache_line.hpp"
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/cache_line.hpp"
+#include "stealpool/platform/sync.hpp"
 #include "stealpool/queue/atomic_slot.hpp"
 #include "stealpool/queue/steal.hpp"
 

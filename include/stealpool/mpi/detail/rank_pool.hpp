@@ -35,10 +35,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "stealpool/detail/cache_line.hpp"
-#include "stealpool/detail/sink_trace.hpp"
-#include "stealpool/detail/sleep/parker.hpp"
-#include "stealpool/detail/task_box.hpp"
+#include "stealpool/platform/cache_line.hpp"
+#include "stealpool/engine/sink_trace.hpp"
+#include "stealpool/platform/parker.hpp"
+#include "stealpool/engine/task_box.hpp"
 #include "stealpool/mpi/codec.hpp"
 #include "stealpool/mpi/context.hpp"
 #include "stealpool/mpi/detail/local_pool.hpp"

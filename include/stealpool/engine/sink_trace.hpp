@@ -1,4 +1,4 @@
-// stealpool/detail/sink_trace.hpp: the trace hooks of core/ (worker_step,
+// stealpool/engine/sink_trace.hpp: the trace hooks of core/ (worker_step,
 // pop_task, wait_step; see NoopTrace in core/worker_step.hpp) forwarded to the
 // user's TraceSink (stealpool/trace.hpp), if ExecutorConfig::trace set one.
 // The worker's loops use it only when a sink is set (ExecutorWorker::loop and
@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-#include "stealpool/detail/core/worker_step.hpp"
+#include "stealpool/engine/core/worker_step.hpp"
 #include "stealpool/trace.hpp"
 
 namespace stealpool::detail {

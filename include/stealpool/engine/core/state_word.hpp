@@ -1,4 +1,4 @@
-// stealpool/detail/core/state_word.hpp: the combined atomic state word of an
+// stealpool/engine/core/state_word.hpp: the combined atomic state word of an
 // executor: the "accepting" gate bit and the in-flight count in one integer, so
 // that "is the gate open?" and "count one more task" are one atomic step.
 //
@@ -21,8 +21,8 @@
 #include <string>
 #include <type_traits>
 
-#include "stealpool/detail/fatal.hpp"
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/fatal.hpp"
+#include "stealpool/platform/sync.hpp"
 
 namespace stealpool::detail {
 

@@ -1,4 +1,4 @@
-// stealpool/detail/worker_deque.hpp: which deque a worker owns, by item type.
+// stealpool/engine/worker_deque.hpp: which deque a worker owns, by item type.
 //
 // Typed executors use the growable Chase-Lev deque: their tasks are spawned
 // one by one and often stolen at once, so every item is public on push.
@@ -8,7 +8,7 @@
 // "Split deque"). Everything else in the engine is the same code.
 #pragma once
 
-#include "stealpool/detail/job.hpp"
+#include "stealpool/engine/job.hpp"
 #include "stealpool/queue/chase_lev_deque.hpp"
 #include "stealpool/queue/split_deque.hpp"
 

@@ -1,4 +1,4 @@
-// stealpool/detail/sleep/sleep_registry.hpp: who is asleep, and the protocol
+// stealpool/engine/sleep/sleep_registry.hpp: who is asleep, and the protocol
 // that guarantees work published while a worker falls asleep is never stranded.
 //
 // Shared state: one bit per sleeping worker (the mask) and the number of set bits
@@ -28,9 +28,9 @@
 #include <memory>
 #include <vector>
 
-#include "stealpool/detail/cache_line.hpp"
-#include "stealpool/detail/sleep/parker.hpp"
-#include "stealpool/detail/sync.hpp"
+#include "stealpool/platform/cache_line.hpp"
+#include "stealpool/platform/parker.hpp"
+#include "stealpool/platform/sync.hpp"
 
 namespace stealpool::detail {
 

@@ -1,4 +1,4 @@
-// stealpool/detail/sync.hpp: the one seam between protocol code and the
+// stealpool/platform/sync.hpp: the one seam between protocol code and the
 // machine's atomics.
 //
 // Every lock-free protocol in stealpool (the Chase-Lev deque, the injector, the

@@ -1,4 +1,4 @@
-// stealpool/detail/executor_worker.hpp: the worker threads of an Executor:
+// stealpool/engine/executor_worker.hpp: the worker threads of an Executor:
 // the state they share with the Executor object (ExecutorBody) and one worker's
 // loop (ExecutorWorker), which adapts WorkerCtx to the core policy's context
 // interface (core/worker_step.hpp) and carries out the idle actions, including
@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "stealpool/affinity.hpp"
-#include "stealpool/detail/core/tiered_idle.hpp"
-#include "stealpool/detail/core/wait_step.hpp"
-#include "stealpool/detail/core/worker_step.hpp"
-#include "stealpool/detail/executor_shared.hpp"
-#include "stealpool/detail/native_thread.hpp"
-#include "stealpool/detail/private_batch.hpp"
-#include "stealpool/detail/sink_trace.hpp"
+#include "stealpool/engine/core/tiered_idle.hpp"
+#include "stealpool/engine/core/wait_step.hpp"
+#include "stealpool/engine/core/worker_step.hpp"
+#include "stealpool/engine/executor_shared.hpp"
+#include "stealpool/platform/native_thread.hpp"
+#include "stealpool/engine/private_batch.hpp"
+#include "stealpool/engine/sink_trace.hpp"
 #include "stealpool/thread_options.hpp"
 #include "stealpool/worker_ctx.hpp"
 #include "stealpool/worker_id.hpp"

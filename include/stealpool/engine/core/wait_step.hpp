@@ -1,4 +1,4 @@
-// stealpool/detail/core/wait_step.hpp: the fork-join policy of a worker that
+// stealpool/engine/core/wait_step.hpp: the fork-join policy of a worker that
 // waits, written once and shared by the threaded pool (forkjoin/thread_pool.hpp,
 // ExecutorWorker::wait_until) and the deterministic simulator (sim/).
 //
@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "stealpool/detail/core/worker_step.hpp"
+#include "stealpool/engine/core/worker_step.hpp"
 
 namespace stealpool::detail {
 

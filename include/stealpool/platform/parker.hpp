@@ -1,4 +1,4 @@
-// stealpool/detail/sleep/parker.hpp: a one-thread sleep slot with a sticky
+// stealpool/platform/parker.hpp: a one-thread sleep slot with a sticky
 // wake-up token (the crossbeam/Rust std Parker design, on a Linux futex).
 //
 // Who may call what: park() only by the thread that owns the parker; unpark()
@@ -10,7 +10,7 @@
 // their condition, as with a condition variable.
 //
 // States: kEmpty (0), kParked (-1, the owner sleeps or is about to), kNotified (1).
-// sleep/README.md, "Parker", has the transitions and why unpark is a swap.
+// engine/sleep/README.md, "Parker", has the transitions and why unpark is a swap.
 #pragma once
 
 #include <atomic>

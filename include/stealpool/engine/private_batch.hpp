@@ -1,4 +1,4 @@
-// stealpool/detail/private_batch.hpp: a worker-private FIFO of up to N items,
+// stealpool/engine/private_batch.hpp: a worker-private FIFO of up to N items,
 // filled by one Injector::steal_batch_and_pop and emptied by the same worker.
 //
 // Why: a worker alone in its executor has no thieves, so the items of an
@@ -14,7 +14,7 @@
 #include <optional>
 #include <type_traits>
 
-#include "stealpool/detail/fatal.hpp"
+#include "stealpool/platform/fatal.hpp"
 
 namespace stealpool::detail {
 

@@ -1,4 +1,4 @@
-// stealpool/detail/core/tiered_idle.hpp: the production idle policy: poll and
+// stealpool/engine/core/tiered_idle.hpp: the production idle policy: poll and
 // yield, then park with a growing timeout.
 //
 //   rounds 1 .. spin_iters      poll for work, then yield the CPU (sched_yield)
@@ -27,8 +27,8 @@
 #include <chrono>
 #include <cstdint>
 
-#include "stealpool/detail/core/worker_step.hpp"
-#include "stealpool/detail/sleep/parker.hpp"
+#include "stealpool/engine/core/worker_step.hpp"
+#include "stealpool/platform/parker.hpp"
 
 namespace stealpool::detail {
 

@@ -1,4 +1,4 @@
-// stealpool/detail/core/ledger.hpp: a worker's private account with the shared
+// stealpool/engine/core/ledger.hpp: a worker's private account with the shared
 // state word, so that neither a spawn nor a completion costs a shared RMW.
 //
 //   owed     tasks this worker finished whose unit is still in the state word
@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "stealpool/detail/core/state_word.hpp"
+#include "stealpool/engine/core/state_word.hpp"
 
 namespace stealpool::detail {
 

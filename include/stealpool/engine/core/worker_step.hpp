@@ -1,4 +1,4 @@
-// stealpool/detail/core/worker_step.hpp: the scheduling policy, written once
+// stealpool/engine/core/worker_step.hpp: the scheduling policy, written once
 // and shared by the threaded Executor and the deterministic simulator (sim/).
 //
 // pop_task():    where the next task comes from: own deque (LIFO), then the

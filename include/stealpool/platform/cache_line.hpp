@@ -1,4 +1,4 @@
-// stealpool/detail/cache_line.hpp: padding so that data written by different
+// stealpool/platform/cache_line.hpp: padding so that data written by different
 // threads never shares a cache line (false sharing costs a coherence miss per
 // write on every core that reads the line).
 #pragma once

@@ -1,4 +1,4 @@
-// stealpool/detail/native_thread.hpp: a joinable thread started with pthread_create,
+// stealpool/platform/native_thread.hpp: a joinable thread started with pthread_create,
 // for pool workers that need what std::thread cannot give: a chosen stack size
 // (deep fork-join recursion runs on the worker's own stack) and a thread name
 // (shown by top -H, gdb, perf and /proc/<pid>/task/<tid>/comm).

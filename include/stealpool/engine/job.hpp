@@ -1,7 +1,7 @@
-// stealpool/detail/job.hpp: the type-erased job that fork-join hands to the
+// stealpool/engine/job.hpp: the type-erased job that fork-join hands to the
 // engine. A ThreadPool is an Executor whose task type is `Job*` (one pointer, so
 // one atomic word per deque slot): the engine runs `job->execute(job)` and knows
-// nothing else about it (DESIGN.md: one engine, a small type-erased job).
+// nothing else about it (one engine, a small type-erased job: engine/README.md).
 //
 // Where a job lives is up to its kind (forkjoin/jobs.hpp): a join's second branch
 // on the joiner's stack, a TaskGroup task on the heap, a run() call on the

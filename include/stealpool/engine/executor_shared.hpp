@@ -1,4 +1,4 @@
-// stealpool/detail/executor_shared.hpp: the state every thread of one executor
+// stealpool/engine/executor_shared.hpp: the state every thread of one executor
 // shares (workers, handles, the owner), and the external spawn path.
 //
 // Lifetime: owned by shared_ptr from the Executor and from every ExecutorHandle,
@@ -17,11 +17,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "stealpool/detail/cache_line.hpp"
-#include "stealpool/detail/core/state_word.hpp"
-#include "stealpool/detail/sleep/sleep_registry.hpp"
-#include "stealpool/detail/task_box.hpp"
-#include "stealpool/detail/worker_deque.hpp"
+#include "stealpool/platform/cache_line.hpp"
+#include "stealpool/engine/core/state_word.hpp"
+#include "stealpool/engine/sleep/sleep_registry.hpp"
+#include "stealpool/engine/task_box.hpp"
+#include "stealpool/engine/worker_deque.hpp"
 #include "stealpool/executor_config.hpp"
 #include "stealpool/queue/injector.hpp"
 

@@ -1,4 +1,4 @@
-// stealpool/detail/task_box.hpp: how a task of type T travels through the
+// stealpool/engine/task_box.hpp: how a task of type T travels through the
 // queues, which hold only small trivially copyable items.
 //
 // Small trivially copyable tasks (<= 32 bytes: an index, a pointer and a length,
