@@ -66,7 +66,7 @@ inline std::uint64_t run_probe(const ChunkRef& chunk, std::uint64_t n, std::uint
   std::uint64_t done = 0, mark = 1;
   for (;;) {
     const std::uint64_t to = mark < n ? mark : n;
-    run_serial(chunk, done, to, grain, ctl);
+    chunk.run_serial(done, to, grain, ctl);
     done = to;
     if (done == n || ctl.stopped()) return n;
     const auto spent = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
@@ -94,7 +94,7 @@ void run_loop_from_outside(ThreadPool& pool, std::uint64_t n, std::uint64_t grai
   LoopControl ctl;
   GuestScope guest(pool);
   if (workers == 1) {
-    run_serial(chunk, 0, n, inline_grain, ctl);
+    chunk.run_serial(0, n, inline_grain, ctl);
   } else {
     const std::uint64_t cutoff = loop_inline_cutoff_ns.load(std::memory_order::relaxed);
     const std::uint64_t done = cutoff == 0 ? 0 : run_probe(chunk, n, inline_grain, cutoff, ctl);

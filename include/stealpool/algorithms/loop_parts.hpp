@@ -104,11 +104,6 @@ class ChunkRef {
   std::uint64_t base_ = 0;
 };
 
-inline void run_serial(const ChunkRef& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain,
-                       LoopControl& ctl) noexcept {
-  chunk.run_serial(lo, hi, grain, ctl);
-}
-
 inline std::uint64_t auto_grain(std::uint64_t n, std::size_t workers) {
   const std::uint64_t g = n / (static_cast<std::uint64_t>(workers) * 128);
   return g == 0 ? 1 : g;
@@ -142,7 +137,7 @@ void stealing_round(const ChunkRef& chunk, std::uint32_t n, std::uint32_t grain,
                     const Start& start) {
   const std::size_t parts = std::min<std::size_t>(workers, (n + grain - 1) / grain);
   if (parts <= 1) {
-    run_serial(chunk, 0, n, grain, ctl);
+    chunk.run_serial(0, n, grain, ctl);
     return;
   }
   std::unique_ptr<Padded<WorkStealingRange>[]> ranges(new Padded<WorkStealingRange>[parts]);
@@ -189,7 +184,7 @@ inline constexpr std::size_t kAdaptiveSplitsPerWorker = 16;
 inline void adaptive_split(const ChunkRef& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, std::size_t splits,
                     std::size_t workers, LoopControl& ctl) {
   if (hi - lo <= grain || splits == 0) {
-    run_serial(chunk, lo, hi, grain, ctl);
+    chunk.run_serial(lo, hi, grain, ctl);
     return;
   }
   const std::uint64_t mid = lo + (hi - lo) / 2;
@@ -216,7 +211,7 @@ void static_split(const ChunkRef& chunk, std::uint64_t lo, std::uint64_t hi, std
   const std::uint64_t q = len / parts, r = len % parts;
   auto part = [&](std::size_t i) {
     const std::uint64_t b = lo + i * q + std::min<std::uint64_t>(i, r);
-    run_serial(chunk, b, b + q + (i < r ? 1 : 0), grain, ctl);
+    chunk.run_serial(b, b + q + (i < r ? 1 : 0), grain, ctl);
   };
   start(part, static_cast<std::size_t>(parts));
 }
