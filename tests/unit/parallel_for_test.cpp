@@ -185,6 +185,24 @@ TYPED_TEST(ParallelForTypes, EveryIndexOnceIncludingNegativeRangesAndTheTypesExt
 // --- long ranges ---------------------------------------------------------------
 
 // The whole of int, 2^32 - 1 indices: two rounds of the stealing partitioner.
+// The partitioners' serial runs (ChunkRef::run_serial): an empty run calls no
+// chunk, a run within one grain is one call, a longer one grain-sized calls.
+TEST(ChunkRefSerialRun, CallsNothingForAnEmptyRunAndGrainSizedChunksOtherwise) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;
+  auto chunk = [&](std::uint64_t b, std::uint64_t e) { calls.emplace_back(b, e); };
+  stealpool::detail::ChunkRef ref(chunk);
+  stealpool::detail::LoopControl ctl;
+  ref.run_serial(5, 5, 4, ctl);
+  EXPECT_TRUE(calls.empty());
+  ref.run_serial(5, 8, 4, ctl);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], std::make_pair(std::uint64_t{5}, std::uint64_t{8}));
+  calls.clear();
+  ref.shifted(100).run_serial(0, 9, 4, ctl);
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> want{{100, 104}, {104, 108}, {108, 109}};
+  EXPECT_EQ(calls, want);
+}
+
 TEST(ParallelForLongRanges, WholeIntRangeIsCoveredByRangeChunks) {
   sptest::Watchdog dog("ParallelForLongRanges.WholeInt");
   for (std::size_t workers : {1, 2, 8, 32})

@@ -78,10 +78,10 @@ class ChunkRef {
           // One chunk (a whole inline run): nothing of the grain loop stays live
           // around the body's loop (with it, g++ 12 reloaded a reduction's
           // constants on every index: 12% slower).
-          if (hi - lo <= grain) {
-            run_chunk(chunk, lo, hi, ctl);
-          } else {
+          if (hi - lo > grain) {
             run_grains(chunk, lo, hi, grain, ctl);
+          } else if (lo < hi) {  // an empty run calls nothing, as run_grains would not
+            run_chunk(chunk, lo, hi, ctl);
           }
         }) {}
 
