@@ -102,6 +102,27 @@ TEST(ForkJoinTaskGroup, WaitCoversTasksSpawnedIntoTheGroupByItsOwnTasks) {
   }
 }
 
+// A worker's wait runs its own deque's jobs only while its group is pending:
+// the outer group's task, pushed below the inner group's, is left for the
+// outer wait. (A wait that drained the whole deque would run an outer frame's
+// work on top of the inner one, and nest a tree's breadth on one stack.)
+TEST(ForkJoinTaskGroup, AnInnerWaitLeavesTheOuterGroupsTaskOnTheDeque) {
+  sptest::Watchdog dog("ForkJoinTaskGroup.InnerWaitStops");
+  sp::ThreadPool pool(unpinned(1));  // one worker: nobody else can take the outer task
+  pool.run([] {
+    std::vector<int> order;
+    sp::TaskGroup outer;
+    outer.spawn([&] { order.push_back(1); });
+    sp::TaskGroup inner;
+    inner.spawn([&] { order.push_back(2); });
+    inner.spawn([&] { order.push_back(3); });
+    EXPECT_EQ(inner.wait(), sp::TaskGroupStatus::complete);
+    EXPECT_EQ(order, (std::vector<int>{3, 2}));  // the inner tasks, newest first, and nothing else
+    EXPECT_EQ(outer.wait(), sp::TaskGroupStatus::complete);
+    EXPECT_EQ(order, (std::vector<int>{3, 2, 1}));
+  });
+}
+
 TEST(ForkJoinTaskGroup, SeveralThreadsSpawnIntoOneGroupWhileItRuns) {
   sptest::Watchdog dog("ForkJoinTaskGroup.ManySpawners");
   sp::ThreadPool pool(unpinned(2));

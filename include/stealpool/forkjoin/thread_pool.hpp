@@ -40,6 +40,9 @@ class ThreadPool {
   explicit ThreadPool(PoolOptions options)
       : exec_(
             options.config, std::move(options.threads), [](std::size_t) { return detail::PoolScratch(); },
+            // The Executor's runner, which its API requires. The workers do
+            // not call it: for a Job* they call job->execute(job) themselves
+            // (ExecutorWorker::run), one indirect call instead of two.
             [](detail::Job* job, WorkerCtx<detail::Job*, detail::PoolScratch>&) {
               job->execute(job);  // noexcept: every job kind keeps its own exception
             }) {
