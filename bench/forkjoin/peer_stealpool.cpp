@@ -6,8 +6,8 @@
 //            join: one forked task per placement, as the peers' one task each.
 //   uts      the children of a node, split the same way. The alternative, a TaskGroup
 //            per node with one spawn per child as the peers do (stealbench --full: row "stealpool TaskGroup"),
-//            is measured beside it: on T3, 2 cores, 5% slower than the join at 1
-//            worker and 7% at 2 (medians of 8 interleaved runs, docs/benchmarks.md).
+//            is measured beside it: on T3, 2 cores, 0-3% slower than the join at 1
+//            worker and 5% at 2 (6 interleaved runs on 2026-11-26, docs/benchmarks.md).
 #include <stealpool/forkjoin.hpp>
 
 #include "workloads.hpp"
