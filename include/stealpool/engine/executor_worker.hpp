@@ -232,9 +232,9 @@ class ExecutorWorker {
     // children, spawned just before the wait), so most waits end here without
     // the general loop's idle state and bookkeeping (UTS T3 with a TaskGroup
     // per node, 1 worker: 202 instructions of scheduling per task against
-    // 240, counted by callgrind). The latch is checked
-    // before every pop: a job below ours belongs to an outer frame and must
-    // wait for it (running it here would nest the tree's breadth on this stack).
+    // 240, counted by callgrind). The latch is checked before every pop: a
+    // job below ours belongs to an outer frame and must wait for it (running
+    // it here would nest the tree's breadth on this stack).
     while (!latch.probe()) {
       std::optional<Stored> item = pop_local();
       if (!item) return wait_with(latch, NoopTrace{});

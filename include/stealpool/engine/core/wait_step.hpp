@@ -13,11 +13,12 @@
 //                   announce, re-check, park: ExecutorWorker::sleep_on).
 //
 // As with worker_step(), mechanism stays with the caller, so the simulator can
-// run the same steps over virtual workers. ExecutorWorker::wait_until inlines
-// wait_step's first branch (latch, else the own deque's newest job) as a loop
-// of its own before the general one: the same policy, without the idle state
-// and bookkeeping, for the common wait whose jobs are all on the own deque. Both are on the fork-join hot path
+// run the same steps over virtual workers. Both are on the fork-join hot path
 // (every join() takes its job back through take_back_step) and are inlined.
+// ExecutorWorker::wait_until also runs wait_step's first branch (latch, else
+// the own deque's newest job) as a loop of its own before the general one: the
+// same policy, without the idle state and bookkeeping, for the common wait
+// whose jobs are all on the own deque.
 //
 // Ctx, besides what pop_task() needs (core/worker_step.hpp):
 //   void ran_inline();       the popped job is the caller's own: count it as run
