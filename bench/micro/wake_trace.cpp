@@ -8,8 +8,10 @@
 //   started   the task's first instruction
 //
 // with the CPU each side ran on (sched_getcpu). Prints the percentiles of the
-// three gaps, then the timelines of the median and of the slowest sample, for
-// pinned and unpinned workers. docs/wakeup.md quotes its output.
+// three gaps (the task's start also split by whether the worker ran on the
+// submitter's CPU), then the timelines of the median sample, of the slowest,
+// and of the p99 of those on the submitter's CPU, for pinned and unpinned
+// workers. docs/wakeup.md quotes its output.
 //
 // Usage: wake_trace [--workers N] [--samples N] [--pin 0|1|both] [--gap-us N]
 //                   [--park-timeout-us N]   (0: parks never time out)
@@ -121,10 +123,12 @@ void timeline(const char* what, const Sample& s) {
 
 void report(std::size_t workers, bool pin, const std::vector<Sample>& v) {
   std::vector<double> call, sched, run, total;
+  std::vector<double> total_same, total_other;  // task starts, by where the worker ran
   int same_cpu = 0, parked = 0;
   for (const Sample& s : v) {
     call.push_back(us(s.returned - s.submit));
     total.push_back(us(s.started - s.submit));
+    (s.submit_cpu == s.worker_cpu ? total_same : total_other).push_back(us(s.started - s.submit));
     if (s.via_park) {
       ++parked;
       sched.push_back(us(s.unparked - s.submit));
@@ -143,11 +147,29 @@ void report(std::size_t workers, bool pin, const std::vector<Sample>& v) {
                 pct(run, .9), pct(run, .99));
   }
   std::printf("  %-44s %8.1f %8.1f %8.1f\n", "task starts", pct(total, .5), pct(total, .9), pct(total, .99));
+  // The same, split by where the worker ran: a wake-up that crosses to the
+  // other CPU pays for that CPU's wake-up too (docs/wakeup.md, "The tail").
+  for (const auto& [subset, what] : {std::pair{&total_same, "on the submitter's CPU"},
+                                     std::pair{&total_other, "on another CPU"}}) {
+    if (subset->empty()) continue;
+    char label[64];
+    std::snprintf(label, sizeof label, "  worker %s (%zu)", what, subset->size());
+    std::printf("  %-44s %8.1f %8.1f %8.1f\n", label, pct(*subset, .5), pct(*subset, .9), pct(*subset, .99));
+  }
   std::vector<Sample> sorted = v;
   std::sort(sorted.begin(), sorted.end(),
             [](const Sample& a, const Sample& b) { return a.started - a.submit < b.started - b.submit; });
   timeline("median", sorted[sorted.size() / 2]);
   timeline("slowest", sorted.back());
+  // The p99 of the wake-ups that stayed on the submitter's CPU: what is slow
+  // when no second CPU has to be woken.
+  std::vector<Sample> same;
+  for (const Sample& s : sorted)
+    if (s.submit_cpu == s.worker_cpu) same.push_back(s);
+  if (same.size() >= 100) {
+    const auto at = static_cast<std::size_t>(0.99 * static_cast<double>(same.size() - 1) + 0.5);  // as pct()
+    timeline("p99 same-CPU", same[at]);
+  }
 }
 
 }  // namespace
