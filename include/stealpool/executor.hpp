@@ -13,7 +13,9 @@
 // Scratch type S: per-worker state built on the worker thread by
 // scratch_init(worker_id), reachable from every task as ctx.scratch().
 // runner(T task, WorkerCtx<T, S>& ctx) runs each task; it may spawn more through
-// ctx (spawn_local: own deque, cheapest; spawn_global: the injector).
+// ctx (spawn_local: own deque, cheapest; spawn_global: the injector). (One
+// exception, internal: for T = detail::Job*, the fork-join pool's task, the
+// workers call job->execute(job) themselves and never the runner.)
 //
 // Semantics:
 // - spawn/spawn_batch return false, and leave the task(s) with the caller, once the
