@@ -105,9 +105,14 @@ std::vector<Sample> measure(std::size_t workers, bool pin, int samples, const Kn
 
 double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
+// The index of quantile q in a sorted sequence of n >= 1 values.
+std::size_t rank(std::size_t n, double q) {
+  return std::min(n - 1, static_cast<std::size_t>(q * static_cast<double>(n - 1) + 0.5));
+}
+
 double pct(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
+  return v[rank(v.size(), q)];
 }
 
 void timeline(const char* what, const Sample& s) {
@@ -123,21 +128,27 @@ void timeline(const char* what, const Sample& s) {
 
 void report(std::size_t workers, bool pin, const std::vector<Sample>& v) {
   std::vector<double> call, sched, run, total;
-  std::vector<double> total_same, total_other;  // task starts, by where the worker ran
-  int same_cpu = 0, parked = 0;
+  int parked = 0;
   for (const Sample& s : v) {
     call.push_back(us(s.returned - s.submit));
     total.push_back(us(s.started - s.submit));
-    (s.submit_cpu == s.worker_cpu ? total_same : total_other).push_back(us(s.started - s.submit));
     if (s.via_park) {
       ++parked;
       sched.push_back(us(s.unparked - s.submit));
       run.push_back(us(s.started - s.unparked));
     }
-    same_cpu += s.submit_cpu == s.worker_cpu;
   }
-  std::printf("\n%zu worker(s), %s: %zu samples, %d woken from park, %d on the submitter's CPU\n", workers,
-              pin ? "pinned" : "not pinned", v.size(), parked, same_cpu);
+  // By time to the task's start; then the same order split by where the
+  // worker ran: a wake-up that crosses to the other CPU pays for that CPU's
+  // wake-up too (docs/wakeup.md, "The tail").
+  std::vector<Sample> sorted = v;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Sample& a, const Sample& b) { return a.started - a.submit < b.started - b.submit; });
+  std::vector<Sample> same, other;
+  for (const Sample& s : sorted) (s.submit_cpu == s.worker_cpu ? same : other).push_back(s);
+
+  std::printf("\n%zu worker(s), %s: %zu samples, %d woken from park, %zu on the submitter's CPU\n", workers,
+              pin ? "pinned" : "not pinned", v.size(), parked, same.size());
   std::printf("  %-44s %8s %8s %8s\n", "us from submit", "p50", "p90", "p99");
   std::printf("  %-44s %8.1f %8.1f %8.1f\n", "spawn_external returns", pct(call, .5), pct(call, .9), pct(call, .99));
   if (!sched.empty()) {
@@ -147,29 +158,22 @@ void report(std::size_t workers, bool pin, const std::vector<Sample>& v) {
                 pct(run, .9), pct(run, .99));
   }
   std::printf("  %-44s %8.1f %8.1f %8.1f\n", "task starts", pct(total, .5), pct(total, .9), pct(total, .99));
-  // The same, split by where the worker ran: a wake-up that crosses to the
-  // other CPU pays for that CPU's wake-up too (docs/wakeup.md, "The tail").
-  for (const auto& [subset, what] : {std::pair{&total_same, "on the submitter's CPU"},
-                                     std::pair{&total_other, "on another CPU"}}) {
-    if (subset->empty()) continue;
+  for (const auto& part : {std::pair{&same, "on the submitter's CPU"}, std::pair{&other, "on another CPU"}}) {
+    const std::vector<Sample>& subset = *part.first;
+    if (subset.empty()) continue;
+    auto at = [&subset](double q) {
+      const Sample& s = subset[rank(subset.size(), q)];
+      return us(s.started - s.submit);
+    };
     char label[64];
-    std::snprintf(label, sizeof label, "  worker %s (%zu)", what, subset->size());
-    std::printf("  %-44s %8.1f %8.1f %8.1f\n", label, pct(*subset, .5), pct(*subset, .9), pct(*subset, .99));
+    std::snprintf(label, sizeof label, "  worker %s (%zu)", part.second, subset.size());
+    std::printf("  %-44s %8.1f %8.1f %8.1f\n", label, at(.5), at(.9), at(.99));
   }
-  std::vector<Sample> sorted = v;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Sample& a, const Sample& b) { return a.started - a.submit < b.started - b.submit; });
   timeline("median", sorted[sorted.size() / 2]);
   timeline("slowest", sorted.back());
   // The p99 of the wake-ups that stayed on the submitter's CPU: what is slow
   // when no second CPU has to be woken.
-  std::vector<Sample> same;
-  for (const Sample& s : sorted)
-    if (s.submit_cpu == s.worker_cpu) same.push_back(s);
-  if (same.size() >= 100) {
-    const auto at = static_cast<std::size_t>(0.99 * static_cast<double>(same.size() - 1) + 0.5);  // as pct()
-    timeline("p99 same-CPU", same[at]);
-  }
+  if (same.size() >= 100) timeline("p99 same-CPU", same[rank(same.size(), .99)]);
 }
 
 }  // namespace
