@@ -244,6 +244,12 @@ TEST(SecretsKnown, bad_or_missing_baseline_is_an_error_naming_it) {
   r = secrets({"--baseline", t.path("no-line.json"), t.path("data")});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("[0]: 'StartLine' must be a number"), std::string::npos) << r.err;
+  // A number nlohmann/json cannot hold is its out_of_range, not a parse_error
+  // (found by fuzz_known_findings): it used to escape and abort the program.
+  t.write("huge.json", "[{\"RuleID\": \"x\", \"File\": \"f\", \"StartLine\": 1e999}]");
+  r = secrets({"--baseline", t.path("huge.json"), t.path("data")});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(t.path("huge.json") + ": not a JSON report"), std::string::npos) << r.err;
   r = secrets({"--baseline", t.path("missing.json"), t.path("data")});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("missing.json: cannot read the baseline"), std::string::npos) << r.err;

@@ -131,7 +131,7 @@ void Suppressions::add_baseline_text(std::string_view text, std::string_view nam
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
     throw ConfigError(where + ": not a JSON report: " + e.what());
   }
   if (!doc.is_array()) throw ConfigError(where + ": not a JSON report: expected an array of findings");
