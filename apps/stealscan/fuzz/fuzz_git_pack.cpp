@@ -7,7 +7,8 @@
 // pack's size), and the rest is the pack's data, after its 12-byte header. The
 // target writes the pack and a version-2 index for it into a temporary
 // directory (the reader maps real files), object i's id being i, 0xab, 0...
-// (so that a REF_DELTA can name it), then reads every object twice.
+// (so that a REF_DELTA can name it), then reads every object twice. The
+// directory is removed when the process exits.
 //
 // Checks: no crash, no read outside the mapping (ASan), no exception; an
 // object read is a commit, tree, blob or tag no larger than the limit given;
@@ -22,6 +23,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "fuzz_check.hpp"
@@ -43,14 +45,28 @@ void write_file(const std::filesystem::path& p, const std::string& bytes) {
   FUZZ_CHECK(f.good());
 }
 
+// A directory of this process's own, removed at exit.
+class ObjectsDir {
+ public:
+  ObjectsDir()
+      : path_(std::filesystem::temp_directory_path() / ("stealscan-fuzz-pack-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_ / "pack");
+  }
+  ObjectsDir(const ObjectsDir&) = delete;
+  ObjectsDir& operator=(const ObjectsDir&) = delete;
+  ~ObjectsDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 const std::filesystem::path& objects_dir() {
-  static const std::filesystem::path dir = [] {
-    std::filesystem::path d = std::filesystem::temp_directory_path() /
-                              ("stealscan-fuzz-pack-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d / "pack");
-    return d;
-  }();
-  return dir;
+  static const ObjectsDir dir;
+  return dir.path();
 }
 
 }  // namespace
