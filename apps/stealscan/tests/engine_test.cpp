@@ -214,6 +214,58 @@ TEST(Engines, a_regex_that_asks_for_a_newline_is_refused_with_its_position) {
   EXPECT_NO_THROW(make_matcher({"[\\na]", "[^\\n]", "\\\\n"}, PatternSyntax::regex));
 }
 
+// The lines of `block` that each engine finds for `pats`: they must agree.
+std::vector<std::size_t> lines_on_every_engine(const std::vector<std::string>& pats, PatternSyntax syntax,
+                                               const MatchFlags& f, const std::string& block) {
+  const auto want = engine_lines(*make_matcher(pats, syntax, f, Engine::automatic), block);
+  EXPECT_EQ(engine_lines(*make_matcher(pats, syntax, f, Engine::vectorscan), block), want) << pats[0];
+  EXPECT_EQ(engine_lines(*make_matcher(pats, syntax, f, Engine::re2), block), want) << pats[0];
+  return want;
+}
+
+// -i folds ASCII letters only, as grep in the C locale: RE2 in Latin-1 mode
+// would also fold É with é (found by fuzz_match_engines; match/ascii_case.hpp).
+TEST(Engines, ignore_case_folds_ascii_letters_only_on_every_engine) {
+  const MatchFlags i{true, false, false};
+  // Lines: ÉTÉ, été, Été, éTé.
+  const std::string block = "\xc9T\xc9\n\xe9t\xe9\n\xc9t\xe9\n\xe9T\xe9";
+  for (const PatternSyntax syntax : {PatternSyntax::literal, PatternSyntax::regex})
+    EXPECT_EQ(lines_on_every_engine({"\xe9t\xe9"}, syntax, i, block), (std::vector<std::size_t>{4, 12}));
+  EXPECT_EQ(lines_on_every_engine({"(?i)\xe9t\xe9"}, PatternSyntax::regex, {}, block),
+            (std::vector<std::size_t>{4, 12}));
+}
+
+TEST(Engines, ascii_only_folding_follows_groups_classes_and_escapes) {
+  const MatchFlags i{true, false, false};
+  struct Case {
+    const char* pattern;
+    MatchFlags flags;
+    const char* block;
+    std::vector<std::size_t> want;
+  };
+  const Case cases[] = {
+      // A class of Latin-1 letters: no other case; its ASCII letters still fold.
+      {"^[\xe0-\xfe]x$", i, "\xc9X\n\xe9X", {3}},
+      {"^[a\xe9]$", i, "A\n\xc9\n\xe9", {0, 4}},
+      // Negated: É is not é.
+      {"^[^\xe9]$", i, "\xc9\n\xe9\nA", {0, 4}},
+      // Folding on only inside (?i:...) or up to the end of (?i)'s group: the
+      // class after it must not take 'A'.
+      {"^(?i:x)[a\xe9]$", {}, "XA\nXa\nx\xe9\nX\xc9", {3, 6}},
+      {"^(?:(?i)x)[a\xe9]$", {}, "XA\nXa\nx\xe9\nX\xc9", {3, 6}},
+      {"^(?i)a(?-i:b)\xe9$", {}, "Ab\xe9\nAB\xe9\nab\xc9", {0}},
+      // Escapes and quoted text name the byte, not its other case.
+      {"^\\xe9$", i, "\xc9\n\xe9", {2}},
+      {"^\\351$", i, "\xc9\n\xe9", {2}},
+      {"^\\Q\xe9.\\E$", i, "\xc9.\n\xe9.\n\xe9x", {3}},
+      // POSIX names fold as RE2 folds them: [:upper:] takes a, [:^lower:] no letter.
+      {"^[[:upper:]\xe9]$", i, "a\n\xc9\n\xe9", {0, 4}},
+      {"^[[:^lower:]\xe9]$", i, "A\n1\n\xc9\n\xe9", {2, 4, 6}},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(lines_on_every_engine({c.pattern}, PatternSyntax::regex, c.flags, c.block), c.want) << c.pattern;
+}
+
 TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
   auto original = make_matcher({"b[^c]*d", "zz", "(?U)q+"}, PatternSyntax::regex, {true, false, false});
   auto copy = original->clone();

@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "match/ascii_case.hpp"
+
 namespace stealscan {
 namespace {
 
+// RE2 folds Latin-1 letters under -i; the search folds ASCII only (ascii_case.hpp).
 std::unique_ptr<RE2> compile(const std::string& text, const std::string& shown, const RE2::Options& o) {
-  auto re = std::make_unique<RE2>(text, o);
+  auto re = std::make_unique<RE2>(ascii_case_only(text, !o.case_sensitive()), o);
   if (!re->ok()) {
     // RE2 names the offending part (error_arg); say where it starts.
     std::string where;

@@ -17,36 +17,6 @@ int hex_value(char c) {
   return -1;
 }
 
-// A \x escape at r[i] (r[i] == '\\', r[i + 1] == 'x'): its byte value and length
-// (\xHH or \x{H...}), or value -1 when it is not well formed (RE2 rejects it).
-struct HexEscape {
-  long value = -1;
-  std::size_t length = 2;
-};
-
-HexEscape hex_escape(std::string_view r, std::size_t i) {
-  HexEscape h;
-  std::size_t j = i + 2;
-  if (j < r.size() && r[j] == '{') {
-    long v = 0;
-    std::size_t k = j + 1;
-    for (; k < r.size() && r[k] != '}' && k - j <= 8; ++k) {
-      const int d = hex_value(r[k]);
-      if (d < 0) return h;
-      v = v * 16 + d;
-    }
-    if (k >= r.size() || r[k] != '}' || k == j + 1) return h;
-    h.value = v;
-    h.length = k + 1 - i;
-    return h;
-  }
-  if (j + 1 < r.size() && hex_value(r[j]) >= 0 && hex_value(r[j + 1]) >= 0) {
-    h.value = hex_value(r[j]) * 16 + hex_value(r[j + 1]);
-    h.length = 4;
-  }
-  return h;
-}
-
 // The length of an escape at r[i] that denotes '\n' itself, or 0.
 std::size_t newline_escape(std::string_view r, std::size_t i) {
   if (i + 1 >= r.size() || r[i] != '\\') return 0;
@@ -70,6 +40,29 @@ bool posix_class_without_newline(std::string_view name) {
 }
 
 }  // namespace
+
+HexEscape hex_escape(std::string_view r, std::size_t i) {
+  HexEscape h;
+  std::size_t j = i + 2;
+  if (j < r.size() && r[j] == '{') {
+    long v = 0;
+    std::size_t k = j + 1;
+    for (; k < r.size() && r[k] != '}' && k - j <= 8; ++k) {
+      const int d = hex_value(r[k]);
+      if (d < 0) return h;
+      v = v * 16 + d;
+    }
+    if (k >= r.size() || r[k] != '}' || k == j + 1) return h;
+    h.value = v;
+    h.length = k + 1 - i;
+    return h;
+  }
+  if (j + 1 < r.size() && hex_value(r[j]) >= 0 && hex_value(r[j + 1]) >= 0) {
+    h.value = hex_value(r[j]) * 16 + hex_value(r[j + 1]);
+    h.length = 4;
+  }
+  return h;
+}
 
 std::string escape_literal(std::string_view literal) {
   static constexpr char kHex[] = "0123456789abcdef";

@@ -43,6 +43,14 @@ inline int match_group(const MatchFlags& flags) { return flags.word && !flags.li
 // False only when no string that the regex matches contains '\n' (see above).
 bool may_match_newline(std::string_view regex);
 
+// A \x escape at r[i] (r[i] == '\\', r[i + 1] == 'x'): its value and length
+// (\xHH or \x{H...}), or value -1 when it is not well formed (RE2 rejects it).
+struct HexEscape {
+  long value = -1;
+  std::size_t length = 2;
+};
+HexEscape hex_escape(std::string_view r, std::size_t i);
+
 // Whether the regex uses a Unicode class (\p{..}, \pL, \P..). RE2 reads them
 // over Latin-1 bytes; Vectorscan without UTF-8 mode does not agree, so such
 // patterns run on RE2 alone.

@@ -1,0 +1,117 @@
+// fuzz_match_engines.cpp: the search's matching engines (match/matcher.hpp)
+// against each other and against a naive search, on any patterns and text.
+//
+// The input: its first byte picks the syntax (bit 0: regex), -i (bit 1), -w
+// (bit 2) and -x (bit 3); then patterns, one a line, up to an empty line (at
+// most 12); the rest is the block of text searched.
+//
+// Checks: no crash, no read outside the block (ASan), no exception but the
+// documented PatternError for a pattern refused; and the same matching lines
+// from every engine: the automatic choice (our pair filter for 1 to 3
+// literals, else Vectorscan), Vectorscan forced, and RE2 alone (--engine
+// re2). For literals, also the lines a naive substring search finds with
+// -i, -w, -x written out (ASCII case, [0-9A-Za-z_] words: grep in the C locale).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz_check.hpp"
+#include "match/matcher.hpp"
+#include "match/regex_syntax.hpp"
+
+namespace {
+
+using stealscan::MatchFlags;
+
+std::vector<std::size_t> engine_lines(const stealscan::Matcher& m, std::string_view block) {
+  std::vector<std::size_t> out;
+  m.matching_lines(block.data(), block.data() + block.size(), out, false);
+  return out;
+}
+
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+bool is_word(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool literal_at(std::string_view line, std::size_t at, std::string_view p, bool fold) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char a = line[at + i], b = p[i];
+    if (fold ? ascii_lower(a) != ascii_lower(b) : a != b) return false;
+  }
+  return true;
+}
+
+// grep -F in the C locale, one line at a time.
+bool naive_line_matches(const std::vector<std::string>& pats, std::string_view line, const MatchFlags& f) {
+  for (const std::string& p : pats) {
+    if (f.line) {
+      if (p.size() == line.size() && literal_at(line, 0, p, f.ignore_case)) return true;
+      continue;
+    }
+    for (std::size_t at = 0; at + p.size() <= line.size(); ++at) {
+      if (!literal_at(line, at, p, f.ignore_case)) continue;
+      if (!f.word) return true;
+      const bool before = at == 0 || !is_word(line[at - 1]);
+      const bool after = at + p.size() == line.size() || !is_word(line[at + p.size()]);
+      if (before && after) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::size_t> naive_lines(const std::vector<std::string>& pats, std::string_view block, const MatchFlags& f) {
+  std::vector<std::size_t> out;
+  for (std::size_t at = 0;;) {
+    const std::size_t nl = std::min(block.find('\n', at), block.size());
+    if (naive_line_matches(pats, block.substr(at, nl - at), f)) out.push_back(at);
+    if (nl == block.size()) return out;
+    at = nl + 1;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace stealscan;
+  if (size == 0) return 0;
+  const PatternSyntax syntax = (data[0] & 1U) != 0 ? PatternSyntax::regex : PatternSyntax::literal;
+  const MatchFlags flags{(data[0] & 2U) != 0, (data[0] & 4U) != 0, (data[0] & 8U) != 0};
+  std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+  std::vector<std::string> pats;
+  while (pats.size() < 12) {
+    const std::size_t nl = rest.find('\n');
+    if (nl == std::string_view::npos || nl == 0) break;
+    pats.emplace_back(rest.substr(0, nl));
+    rest.remove_prefix(nl + 1);
+  }
+  if (!rest.empty() && rest.front() == '\n') rest.remove_prefix(1);
+  if (pats.empty()) return 0;
+  const std::string_view block = rest;
+
+  std::unique_ptr<Matcher> automatic, vectorscan, re2;
+  try {
+    automatic = make_matcher(pats, syntax, flags, Engine::automatic);
+  } catch (const PatternError&) {
+    // The forced engines must refuse it too: a pattern is valid or not.
+    bool refused = false;
+    try {
+      (void)make_matcher(pats, syntax, flags, Engine::re2);
+    } catch (const PatternError&) {
+      refused = true;
+    }
+    FUZZ_CHECK(refused);
+    return 0;
+  }
+  vectorscan = make_matcher(pats, syntax, flags, Engine::vectorscan);
+  re2 = make_matcher(pats, syntax, flags, Engine::re2);
+
+  const std::vector<std::size_t> want = engine_lines(*re2, block);
+  FUZZ_CHECK(engine_lines(*automatic, block) == want);
+  FUZZ_CHECK(engine_lines(*vectorscan, block) == want);
+  if (syntax == PatternSyntax::literal) FUZZ_CHECK(naive_lines(pats, block, flags) == want);
+  return 0;
+}
