@@ -182,9 +182,11 @@ std::optional<ClassSet> folded_class(std::string_view r, std::size_t i, std::siz
   }
   const std::size_t last = end - 1;  // the closing ']'
   while (j < last) {
-    if (r[j] == '[' && j + 1 < last && r[j + 1] == ':') {
-      const std::size_t close = r.find(":]", j + 2);
-      if (close == std::string_view::npos || close + 2 > last) return std::nullopt;
+    // [:name:]; without a ":]" further on, RE2 takes the '[' as a member.
+    const std::size_t close =
+        r[j] == '[' && j + 1 < last && r[j + 1] == ':' ? r.find(":]", j + 2) : std::string_view::npos;
+    if (close != std::string_view::npos) {
+      if (close + 2 > last) return std::nullopt;  // not where class_end() saw the class end
       std::string_view name = r.substr(j + 2, close - j - 2);
       const bool neg = !name.empty() && name.front() == '^';
       if (neg) name.remove_prefix(1);
