@@ -18,11 +18,7 @@ namespace {
 using ByteSet = std::bitset<256>;
 constexpr char kHex[] = "0123456789abcdef";
 
-bool is_latin1_letter(unsigned v) { return v >= 0xC0 && v <= 0xFE && v != 0xD7 && v != 0xF7; }  // A-Z's of Latin-1
 bool is_octal(char c) { return c >= '0' && c <= '7'; }
-bool is_word_byte(unsigned c) {
-  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
 
 void add_range(ByteSet& s, unsigned lo, unsigned hi) {
   for (unsigned c = lo; c <= hi; ++c) s.set(c);
@@ -63,7 +59,13 @@ const ByteSet kDigit = byte_ranges({{'0', '9'}});
 const ByteSet kUpper = byte_ranges({{'A', 'Z'}});
 const ByteSet kLower = byte_ranges({{'a', 'z'}});
 const ByteSet kWord = kDigit | kUpper | kLower | byte_ranges({{'_', '_'}});
+// The Latin-1 letters that RE2 may fold: 0xC0-0xFE (upper case A-grave to
+// thorn, then sharp s, lower case a-grave to thorn), less the multiplication
+// and division signs. RE2 folds 0xC0-0xDE with 0xE0-0xFE.
 const ByteSet kLatin1Letters = byte_ranges({{0xC0, 0xD6}, {0xD8, 0xF6}, {0xF8, 0xFE}});
+
+bool is_latin1_letter(unsigned v) { return v < 256 && kLatin1Letters[v]; }
+bool is_word_byte(unsigned c) { return c < 256 && kWord[c]; }
 
 // RE2's POSIX classes ([:name:] inside a class), ASCII only.
 std::optional<ByteSet> posix_class(std::string_view name) {
