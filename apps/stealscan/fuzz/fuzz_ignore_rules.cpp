@@ -8,6 +8,7 @@
 // does not depend on the case of the text when it was compiled to ignore case.
 // A pattern that made matching slow (it is O(pattern x text), walk/README.md)
 // shows up as a libFuzzer timeout (-timeout).
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>

@@ -9,6 +9,7 @@
 // Checks: a bad baseline is a ConfigError and nothing else; no crash, no read
 // outside the input (ASan); and a fingerprint file suppresses every finding
 // whose fingerprint is one of its lines.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -46,7 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Suppressions fingerprints;
   fingerprints.add_fingerprint_text(in);
   (void)fingerprints.suppresses(f);
-  // A line "FILE:fuzz-rule:LINE" of the file, read back as a finding, is known.
+  // The first line, when it reads "FILE:fuzz-rule:7" with a FILE that holds
+  // no ':' and does not start with what the reader skips or trims ('#', a
+  // blank), names a finding that must now be known.
   const std::string_view first = in.substr(0, std::min(in.find('\n'), in.size()));
   const std::string fp(first);
   const std::string suffix = ":fuzz-rule:7";

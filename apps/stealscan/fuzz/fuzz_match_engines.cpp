@@ -11,6 +11,7 @@
 // literals, else Vectorscan), Vectorscan forced, and RE2 alone (--engine
 // re2). For literals, also the lines a naive substring search finds with
 // -i, -w, -x written out (ASCII case, [0-9A-Za-z_] words: grep in the C locale).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
