@@ -65,7 +65,6 @@ const ByteSet kWord = kDigit | kUpper | kLower | byte_ranges({{'_', '_'}});
 const ByteSet kLatin1Letters = byte_ranges({{0xC0, 0xD6}, {0xD8, 0xF6}, {0xF8, 0xFE}});
 
 bool is_latin1_letter(unsigned v) { return v < 256 && kLatin1Letters[v]; }
-bool is_word_byte(unsigned c) { return c < 256 && kWord[c]; }
 
 // RE2's POSIX classes ([:name:] inside a class), ASCII only.
 std::optional<ByteSet> posix_class(std::string_view name) {

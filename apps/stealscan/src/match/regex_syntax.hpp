@@ -28,6 +28,11 @@ struct MatchFlags {
   bool line = false;         // -x: the match is the whole line
 };
 
+// A byte of RE2's \w and of -w's words: [0-9A-Za-z_].
+inline bool is_word_byte(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
 // Every byte that is not [0-9A-Za-z_] or >= 0x80 is written as \xHH.
 std::string escape_literal(std::string_view literal);
 
