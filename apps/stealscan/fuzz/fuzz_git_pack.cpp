@@ -15,7 +15,6 @@
 // and reading it again (from the cache) gives the same answer.
 #include <unistd.h>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -29,15 +28,11 @@
 #include "fuzz_check.hpp"
 #include "sources/git/pack_file.hpp"
 #include "sources/git/pack_reader.hpp"
+#include "support/pack_index_writer.hpp"
 
 namespace {
 
 constexpr std::uint64_t kMaxObject = std::uint64_t{1} << 20;
-constexpr std::size_t kIdSize = 20;
-
-void put32(std::string& s, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) s.push_back(static_cast<char>((v >> shift) & 0xffU));
-}
 
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream f(p, std::ios::binary | std::ios::trunc);
@@ -79,30 +74,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view body(reinterpret_cast<const char*>(data) + 1 + 4 * count, size - 1 - 4 * count);
 
   std::string pack = "PACK";
-  put32(pack, 2);
-  put32(pack, count);
+  stealscan::test::be32(pack, 2);
+  stealscan::test::be32(pack, count);
   pack.append(body);
-  pack.append(kIdSize, '\0');  // the trailing checksum: not verified by the reader
+  pack.append(GIT_OID_RAWSZ, '\0');  // the trailing checksum: not verified by the reader
 
-  // Index: header, fan-out, ids (sorted: id i starts with byte i), CRCs, offsets, checksums.
-  std::string idx = "\xfftOc";
-  put32(idx, 2);
-  for (unsigned b = 0; b < 256; ++b) put32(idx, b < count ? b + 1 : count);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    std::array<char, kIdSize> id{};
-    id[0] = static_cast<char>(i);
-    id[1] = static_cast<char>(0xab);
-    idx.append(id.data(), id.size());
-  }
-  for (std::uint32_t i = 0; i < count; ++i) put32(idx, 0);
+  // Object i's id starts with byte i (so the ids are sorted), then 0xab.
+  std::vector<git_oid> ids(count);  // zeroed
   std::vector<std::uint64_t> offsets;
   for (std::uint32_t i = 0; i < count; ++i) {
+    ids[i].id[0] = static_cast<unsigned char>(i);
+    ids[i].id[1] = 0xab;
     const std::uint8_t* p = data + 1 + 4 * i;
     const std::uint32_t v = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
     offsets.push_back(12 + (body.empty() ? 0 : v % body.size()));
-    put32(idx, static_cast<std::uint32_t>(offsets.back()));
   }
-  idx.append(2 * kIdSize, '\0');
+  const std::string idx = stealscan::test::make_idx(ids, offsets);
 
   write_file(objects_dir() / "pack" / "p.pack", pack);
   write_file(objects_dir() / "pack" / "p.idx", idx);

@@ -10,8 +10,8 @@
 // from every engine: the automatic choice (our pair filter for 1 to 3
 // literals, else Vectorscan), Vectorscan forced, and RE2 alone (--engine
 // re2). For literals, also the lines a naive substring search finds with
-// -i, -w, -x written out (ASCII case, [0-9A-Za-z_] words: grep in the C locale).
-#include <algorithm>
+// -i, -w, -x written out (ASCII case, [0-9A-Za-z_] words: grep in the C locale;
+// tests/support/naive_grep.hpp, which the engine tests use too).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -22,59 +22,10 @@
 #include "fuzz_check.hpp"
 #include "match/matcher.hpp"
 #include "match/regex_syntax.hpp"
+#include "support/naive_grep.hpp"
 
-namespace {
-
-using stealscan::MatchFlags;
-
-std::vector<std::size_t> engine_lines(const stealscan::Matcher& m, std::string_view block) {
-  std::vector<std::size_t> out;
-  m.matching_lines(block.data(), block.data() + block.size(), out, false);
-  return out;
-}
-
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-bool is_word(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-bool literal_at(std::string_view line, std::size_t at, std::string_view p, bool fold) {
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const char a = line[at + i], b = p[i];
-    if (fold ? ascii_lower(a) != ascii_lower(b) : a != b) return false;
-  }
-  return true;
-}
-
-// grep -F in the C locale, one line at a time.
-bool naive_line_matches(const std::vector<std::string>& pats, std::string_view line, const MatchFlags& f) {
-  for (const std::string& p : pats) {
-    if (f.line) {
-      if (p.size() == line.size() && literal_at(line, 0, p, f.ignore_case)) return true;
-      continue;
-    }
-    for (std::size_t at = 0; at + p.size() <= line.size(); ++at) {
-      if (!literal_at(line, at, p, f.ignore_case)) continue;
-      if (!f.word) return true;
-      const bool before = at == 0 || !is_word(line[at - 1]);
-      const bool after = at + p.size() == line.size() || !is_word(line[at + p.size()]);
-      if (before && after) return true;
-    }
-  }
-  return false;
-}
-
-std::vector<std::size_t> naive_lines(const std::vector<std::string>& pats, std::string_view block, const MatchFlags& f) {
-  std::vector<std::size_t> out;
-  for (std::size_t at = 0;;) {
-    const std::size_t nl = std::min(block.find('\n', at), block.size());
-    if (naive_line_matches(pats, block.substr(at, nl - at), f)) out.push_back(at);
-    if (nl == block.size()) return out;
-    at = nl + 1;
-  }
-}
-
-}  // namespace
+using stealscan::test::engine_lines;
+using stealscan::test::naive_literal_lines;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace stealscan;
@@ -113,6 +64,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::size_t> want = engine_lines(*re2, block);
   FUZZ_CHECK(engine_lines(*automatic, block) == want);
   FUZZ_CHECK(engine_lines(*vectorscan, block) == want);
-  if (syntax == PatternSyntax::literal) FUZZ_CHECK(naive_lines(pats, block, flags) == want);
+  if (syntax == PatternSyntax::literal) FUZZ_CHECK(naive_literal_lines(pats, block, flags) == want);
   return 0;
 }

@@ -1,18 +1,18 @@
 // The matching engines (make_matcher()) against references that look at one line
 // at a time: a naive substring search for literals (with -i, -w, -x written out by
-// hand), and RE2 on the line alone for regexes. Covers the pair filter, Vectorscan
+// hand, support/naive_grep.hpp, which fuzz_match_engines shares), and RE2 on the line alone for regexes. Covers the pair filter, Vectorscan
 // with and without per-line confirmation, patterns Vectorscan rejects (RE2 alone),
 // 1,000 and 10,000 literals, and the pattern-text passes of regex_syntax.hpp.
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <cctype>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "match/matcher.hpp"
+#include "support/naive_grep.hpp"
 #include "support/test_support.hpp"  // tests/support: sptest::scaled()
 #include "match/regex_matcher.hpp"
 #include "match/regex_syntax.hpp"
@@ -44,38 +44,8 @@ std::vector<std::size_t> lines_where(const std::string& block, Pred pred) {
   return out;
 }
 
-std::vector<std::size_t> engine_lines(const Matcher& m, const std::string& block) {
-  std::vector<std::size_t> out;
-  m.matching_lines(block.data(), block.data() + block.size(), out, false);
-  return out;
-}
-
-bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// grep -F semantics, written out: any occurrence, whole-word or whole-line.
-bool literal_line_matches(const std::vector<std::string>& pats, std::string line, const MatchFlags& f) {
-  if (f.ignore_case) line = lower(line);
-  for (std::string p : pats) {
-    if (f.ignore_case) p = lower(p);
-    if (f.line) {
-      if (line == p) return true;
-      continue;
-    }
-    for (std::size_t at = line.find(p); at != std::string::npos; at = line.find(p, at + 1)) {
-      if (!f.word) return true;
-      const bool before = at == 0 || !is_word(line[at - 1]);
-      const bool after = at + p.size() == line.size() || !is_word(line[at + p.size()]);
-      if (before && after) return true;
-      if (at >= line.size()) break;
-    }
-  }
-  return false;
-}
+using test::engine_lines;
+using test::naive_literal_lines;
 
 std::string random_text(std::mt19937& rng, std::size_t n, const std::string& alphabet) {
   std::string s(n, ' ');
@@ -97,7 +67,7 @@ TEST(Engines, literal_sets_of_every_size_and_flag_find_the_lines_a_naive_search_
         for (std::size_t k = 0; k < npat; ++k) pats.push_back(random_text(rng, 1 + rng() % 4, "abAB_ -"));
         const std::string block = random_text(rng, rng() % 400, "aabbAB_ -\n");
         const auto m = make_matcher(pats, PatternSyntax::literal, f);
-        const auto want = lines_where(block, [&](const std::string& l) { return literal_line_matches(pats, l, f); });
+        const auto want = naive_literal_lines(pats, block, f);
         ASSERT_EQ(engine_lines(*m, block), want)
             << npat << " patterns, i=" << f.ignore_case << " w=" << f.word << " x=" << f.line << " first '"
             << pats[0] << "' block '" << block << "'";
@@ -119,7 +89,7 @@ TEST(Engines, a_thousand_and_ten_thousand_literals_find_the_lines_a_naive_search
     }
     block.pop_back();
     const auto m = make_matcher(pats, PatternSyntax::literal);
-    const auto want = lines_where(block, [&](const std::string& l) { return literal_line_matches(pats, l, {}); });
+    const auto want = naive_literal_lines(pats, block, {});
     EXPECT_GE(want.size(), 43u);
     EXPECT_EQ(engine_lines(*m, block), want) << npat << " patterns";
   }

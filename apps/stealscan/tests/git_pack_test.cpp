@@ -18,6 +18,7 @@
 #include "sources/git/pack_index.hpp"
 #include "sources/git/pack_reader.hpp"
 #include "support/git_repo.hpp"
+#include "support/pack_index_writer.hpp"
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
@@ -33,43 +34,11 @@ std::string cat(std::initializer_list<std::string_view> parts) {
   return s;
 }
 
-void be32(std::string& s, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) s += static_cast<char>((v >> shift) & 0xff);
-}
-
 git_oid id_of(unsigned char first, unsigned char last) {
   git_oid id{};
   id.id[0] = first;
   id.id[GIT_OID_RAWSZ - 1] = last;
   return id;
-}
-
-// A version-2 index of `ids` (sorted) at `offsets`; offsets over 31 bits go to
-// the 64-bit table.
-std::string make_idx(const std::vector<git_oid>& ids, const std::vector<std::uint64_t>& offsets) {
-  std::string s("\xfftOc", 4);
-  be32(s, 2);
-  for (unsigned b = 0; b < 256; ++b) {
-    std::uint32_t n = 0;
-    for (const git_oid& id : ids) n += id.id[0] <= b ? 1 : 0;
-    be32(s, n);
-  }
-  for (const git_oid& id : ids) s.append(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ);
-  for (std::size_t i = 0; i < ids.size(); ++i) be32(s, 0);  // CRCs
-  std::vector<std::uint64_t> large;
-  for (const std::uint64_t off : offsets) {
-    if (off < 0x80000000U) {
-      be32(s, static_cast<std::uint32_t>(off));
-    } else {
-      be32(s, 0x80000000U | static_cast<std::uint32_t>(large.size()));
-      large.push_back(off);
-    }
-  }
-  for (const std::uint64_t off : large) {
-    be32(s, static_cast<std::uint32_t>(off >> 32));
-    be32(s, static_cast<std::uint32_t>(off));
-  }
-  return s + std::string(40, '\0');  // the two checksums
 }
 
 TEST(GitPackIndex, finds_small_and_large_offsets) {

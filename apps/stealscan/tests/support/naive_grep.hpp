@@ -1,0 +1,73 @@
+// naive_grep.hpp: what the engine tests and fuzz_match_engines hold the
+// matching engines (match/matcher.hpp) to: the lines a Matcher reports, and
+// the lines grep -F finds in the C locale, written out one line at a time
+// (-i: ASCII case only; -w: words of [0-9A-Za-z_]; -x: the whole line). The
+// helpers are its own, not the engines' (a reference must not share their bugs).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "match/matcher.hpp"
+#include "match/regex_syntax.hpp"  // MatchFlags
+
+namespace stealscan::test {
+
+// The offsets of the line starts the matcher reports for `block`.
+inline std::vector<std::size_t> engine_lines(const Matcher& m, std::string_view block) {
+  std::vector<std::size_t> out;
+  m.matching_lines(block.data(), block.data() + block.size(), out, false);
+  return out;
+}
+
+inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+inline bool is_word(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// Whether `p` occurs in `line` at `at` (ASCII case folded with `fold`).
+inline bool literal_at(std::string_view line, std::size_t at, std::string_view p, bool fold) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char a = line[at + i], b = p[i];
+    if (fold ? ascii_lower(a) != ascii_lower(b) : a != b) return false;
+  }
+  return true;
+}
+
+// grep -F on one line.
+inline bool naive_literal_line_matches(const std::vector<std::string>& pats, std::string_view line,
+                                       const MatchFlags& f) {
+  for (const std::string& p : pats) {
+    if (f.line) {
+      if (p.size() == line.size() && literal_at(line, 0, p, f.ignore_case)) return true;
+      continue;
+    }
+    for (std::size_t at = 0; at + p.size() <= line.size(); ++at) {
+      if (!literal_at(line, at, p, f.ignore_case)) continue;
+      if (!f.word) return true;
+      const bool before = at == 0 || !is_word(line[at - 1]);
+      const bool after = at + p.size() == line.size() || !is_word(line[at + p.size()]);
+      if (before && after) return true;
+    }
+  }
+  return false;
+}
+
+// grep -F over a block: the offsets of the matching lines' starts (the text
+// after the last '\n' is a line, empty or not).
+inline std::vector<std::size_t> naive_literal_lines(const std::vector<std::string>& pats, std::string_view block,
+                                                    const MatchFlags& f) {
+  std::vector<std::size_t> out;
+  for (std::size_t at = 0;;) {
+    const std::size_t nl = std::min(block.find('\n', at), block.size());
+    if (naive_literal_line_matches(pats, block.substr(at, nl - at), f)) out.push_back(at);
+    if (nl == block.size()) return out;
+    at = nl + 1;
+  }
+}
+
+}  // namespace stealscan::test
