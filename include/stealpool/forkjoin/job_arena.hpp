@@ -84,8 +84,7 @@ class BasicJobArena {
     }
     Block* b = free_;
     free_ = b->header.next;
-    b->header.owner = this;
-    return b->payload;
+    return b->payload;  // header.owner was set when the block was carved
   }
 
   // Any thread: storage of `size` bytes (alignment <= kAlign) from the heap,
@@ -135,8 +134,12 @@ class BasicJobArena {
     // per doubling, not per chunk.
     if (chunks_.size() == chunks_.capacity()) chunks_.reserve(chunks_.empty() ? 8 : 2 * chunks_.size());
     auto chunk = std::make_unique<Chunk>();
-    for (std::size_t i = 0; i + 1 < kBlocksPerChunk; ++i) chunk->blocks[i].header.next = &chunk->blocks[i + 1];
-    chunk->blocks[kBlocksPerChunk - 1].header.next = nullptr;
+    // A block belongs to this arena for good: its owner is written once, here,
+    // not at every allocate(); release() sends it back here whoever frees it.
+    for (std::size_t i = 0; i < kBlocksPerChunk; ++i) {
+      chunk->blocks[i].header.owner = this;
+      chunk->blocks[i].header.next = i + 1 < kBlocksPerChunk ? &chunk->blocks[i + 1] : nullptr;
+    }
     free_ = &chunk->blocks[0];
     chunks_.push_back(std::move(chunk));  // capacity reserved: does not throw
   }

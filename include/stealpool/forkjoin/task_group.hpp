@@ -247,7 +247,7 @@ class TaskGroup {
   };
 
   // The waiting part of wait_impl: helps on a worker of the pool, else blocks.
-  void wait_for_tasks(bool isolated) {
+  [[gnu::noinline]] void wait_for_tasks(bool isolated) {
     if (detail::PoolWorker* w = on_own_worker()) {
       Waiting waiting{*this, w->id()};
       // The owner counts the tasks it finishes from here on privately.
@@ -277,12 +277,23 @@ class TaskGroup {
     }
   }
 
+  // Inline: the common case, nothing pending any more or nothing thrown or
+  // cancelled, is a few loads and no read-modify-write (a wait per node of a
+  // recursive spawn tree adds up, and the destructor waits again); the
+  // waiting and the outcome are out of line.
   TaskGroupStatus wait_impl(bool isolated) {
     // Nothing pending (the destructor's wait after an explicit one, a group
     // whose tasks all ran elsewhere): no waiting machinery at all.
     if (!count_.done()) wait_for_tasks(isolated);
-    // The common case, nothing thrown or cancelled, costs two loads and no
-    // read-modify-write: a wait per node of a recursive spawn tree adds up.
+    // relaxed: hints (record(), cancel()); the outcome is read under the lock.
+    if (has_error_.load(std::memory_order::relaxed) || cancelled_.load(std::memory_order::relaxed)) [[unlikely]]
+      return take_outcome();
+    return TaskGroupStatus::complete;
+  }
+
+  // The end of a wait whose group had an error or was cancelled: rethrows the
+  // first exception, else reports the cancellation; either way resets the group.
+  [[gnu::noinline]] TaskGroupStatus take_outcome() {
     std::exception_ptr error;
     if (has_error_.load(std::memory_order::relaxed)) {  // see record()
       std::lock_guard<std::mutex> lock(error_mu_);
