@@ -134,7 +134,11 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
   std::sort(db->rest_set.begin(), db->rest_set.end());
   db->rest_set.erase(std::unique(db->rest_set.begin(), db->rest_set.end()), db->rest_set.end());
   db_ = std::move(db);
-  if (db_->hs != nullptr && hs_alloc_scratch(db_->hs, &scratch_) != HS_SUCCESS) throw std::bad_alloc();
+  if (db_->hs != nullptr) {
+    hs_scratch_t* s = nullptr;
+    if (hs_alloc_scratch(db_->hs, &s) != HS_SUCCESS) throw std::bad_alloc();
+    scratch_.reset(s);
+  }
 
   if (db_->plain_literals && !flags.ignore_case) {
     columns_ = std::make_unique<LiteralMatcher>(db_->shown);
@@ -160,12 +164,18 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
 
 VectorscanMatcher::VectorscanMatcher(const VectorscanMatcher& other)
     : Matcher(other), db_(other.db_), columns_(other.columns_->clone()), empty_line_matches_(other.empty_line_matches_) {
-  if (other.scratch_ != nullptr && hs_clone_scratch(other.scratch_, &scratch_) != HS_SUCCESS) throw std::bad_alloc();
+  if (other.scratch_ != nullptr) {
+    hs_scratch_t* s = nullptr;
+    if (hs_clone_scratch(other.scratch_.get(), &s) != HS_SUCCESS) throw std::bad_alloc();
+    scratch_.reset(s);
+  }
   if (other.confirm_) confirm_ = std::unique_ptr<RegexMatcher>(static_cast<RegexMatcher*>(other.confirm_->clone().release()));
   if (other.rest_) rest_ = std::unique_ptr<RegexMatcher>(static_cast<RegexMatcher*>(other.rest_->clone().release()));
 }
 
-VectorscanMatcher::~VectorscanMatcher() { hs_free_scratch(scratch_); }
+VectorscanMatcher::~VectorscanMatcher() = default;
+
+void VectorscanMatcher::FreeScratch::operator()(hs_scratch* s) const noexcept { hs_free_scratch(s); }
 
 std::optional<std::size_t> VectorscanMatcher::max_match_length() const {
   if (db_->plain_literals) return db_->longest;
@@ -249,7 +259,7 @@ void VectorscanMatcher::matching_lines(const char* text, const char* end, std::v
   while (scanned > 0 && text[scanned - 1] == '\n') --scanned;
   Scan s{this, text, scanned, &out, first_only};
   if (db_->hs != nullptr && scanned > 0) {
-    const hs_error_t rc = hs_scan(db_->hs, text, static_cast<unsigned>(scanned), 0, scratch_, &on_match, &s);
+    const hs_error_t rc = hs_scan(db_->hs, text, static_cast<unsigned>(scanned), 0, scratch_.get(), &on_match, &s);
     if (rc != HS_SUCCESS && rc != HS_SCAN_TERMINATED)
       throw std::runtime_error("vectorscan: scan failed (" + std::to_string(rc) + ")");
     if (first_only && !out.empty()) return;

@@ -76,8 +76,14 @@ class VectorscanMatcher final : public Matcher {
   struct Scan;
   static int on_match(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* context);
 
+  // Frees a scratch when the matcher is destroyed, and when its constructor
+  // throws after allocating one (a pattern set RE2 refuses as a whole).
+  struct FreeScratch {
+    void operator()(hs_scratch* s) const noexcept;
+  };
+
   std::shared_ptr<const Database> db_;
-  hs_scratch* scratch_ = nullptr;
+  std::unique_ptr<hs_scratch, FreeScratch> scratch_;
   std::unique_ptr<Matcher> columns_;        // exact matches within a line
   std::unique_ptr<RegexMatcher> confirm_;   // the patterns whose hits are confirmed
   std::unique_ptr<RegexMatcher> rest_;      // the patterns Vectorscan rejected
