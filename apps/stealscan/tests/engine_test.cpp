@@ -236,6 +236,30 @@ TEST(Engines, ascii_only_folding_follows_groups_classes_and_escapes) {
     EXPECT_EQ(lines_on_every_engine({c.pattern}, PatternSyntax::regex, c.flags, c.block), c.want) << c.pattern;
 }
 
+// Each pattern of a set means what it means alone. RE2 reads an unclosed \Q,
+// and a class's "[:", up to the end of the whole expression, so the next
+// pattern of the alternation (or the group around every pattern, -x's and
+// -w's wrapping) was read into them and a valid set refused (found by
+// fuzz_match_engines; regex_syntax.hpp, enclosable()).
+TEST(Engines, every_pattern_of_a_set_means_what_it_means_alone) {
+  const MatchFlags plain{}, line{false, false, true}, word{false, true, false};
+  // Lines at offsets 0 "ab", 3 "q:]", 7 "[", 9 "xa\Qb)", 16 "c", 18 "x".
+  const std::string block = "ab\nq:]\n[\nxa\\Qb)\nc\nx";
+  // a\Qb is "ab": the quote ends with the pattern.
+  for (const MatchFlags& f : {plain, line, word}) {
+    EXPECT_EQ(lines_on_every_engine({"a\\Qb"}, PatternSyntax::regex, f, block), (std::vector<std::size_t>{0}));
+    EXPECT_EQ(lines_on_every_engine({"a\\Qb", "c"}, PatternSyntax::regex, f, block),
+              (std::vector<std::size_t>{0, 16}));
+  }
+  // [[:x] is the class of '[', ':' and 'x' (no ":]" in it), whatever follows.
+  EXPECT_EQ(lines_on_every_engine({"[[:x]", "q:]"}, PatternSyntax::regex, plain, block),
+            (std::vector<std::size_t>{3, 7, 9, 18}));
+  EXPECT_EQ(lines_on_every_engine({"[[:x]", "q:]"}, PatternSyntax::regex, line, block),
+            (std::vector<std::size_t>{3, 7, 18}));
+  EXPECT_EQ(lines_on_every_engine({"q:]", "[^[:a]"}, PatternSyntax::regex, line, block),
+            (std::vector<std::size_t>{3, 16, 18}));
+}
+
 TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
   auto original = make_matcher({"b[^c]*d", "zz", "(?U)q+"}, PatternSyntax::regex, {true, false, false});
   auto copy = original->clone();
@@ -250,6 +274,38 @@ TEST(RegexSyntax, may_match_newline_is_false_only_where_no_newline_can_match) {
   for (const char* r : {"\\s", "[^a]", "(?s).", "(?is)x", "\\W", "\\D", "\\S", "[[:space:]]", "\\x0a", "\\x{a}",
                         "\\n", "\\pL", "\\v", "\\012", "[\t-\r]"})
     EXPECT_TRUE(may_match_newline(r)) << r;
+}
+
+TEST(RegexSyntax, enclosable_closes_a_quote_and_escapes_a_class_bracket_no_name_follows) {
+  struct Case {
+    const char* regex;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"a\\Qb", "a\\Qb\\E"},
+      {"a\\Qb\\Ec", "a\\Qb\\Ec"},
+      {"\\Qa\\", "\\Qa\\\\E"},  // the trailing backslash stays a quoted byte
+      {"\\Q[[:\\E", "\\Q[[:\\E"},  // quoted: no class
+      {"[[:x]", "[\\[:x]"},
+      {"[^[:x]", "[^\\[:x]"},
+      {"[][:x]", "[]\\[:x]"},      // a leading ']' is a member, not the end
+      {"[[:alpha:]x]", "[[:alpha:]x]"},
+      {"[[:x]y:]", "[[:x]y:]"},      // ":]" within the pattern: RE2 reads a (bad) name either way
+      {"\\[[:x]", "\\[[:x]"},    // \[ is no class; the next '[' opens one without a "[:"
+      {"[\\[:x]", "[\\[:x]"},
+      {"a(b)[c]", "a(b)[c]"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(enclosable(c.regex), c.want) << c.regex;
+  // Alone, the rewrite means what the pattern meant (RE2 agrees on every line).
+  const std::string lines[] = {"ab", "a\\Qb", "a\\", "[", ":", "x", "y:]", "[[:", "c", "abc", "a\\b"};
+  for (const Case& c : cases) {
+    const RE2 before(c.regex, RegexMatcher::options({}));
+    const RE2 after(enclosable(c.regex), RegexMatcher::options({}));
+    ASSERT_EQ(before.ok(), after.ok()) << c.regex;
+    if (!before.ok()) continue;
+    for (const std::string& l : lines)
+      EXPECT_EQ(RE2::PartialMatch(l, before), RE2::PartialMatch(l, after)) << c.regex << " on " << l;
+  }
 }
 
 TEST(RegexSyntax, escape_literal_matches_exactly_the_bytes_of_the_literal) {

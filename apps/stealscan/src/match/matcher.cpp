@@ -80,7 +80,7 @@ std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, 
     std::vector<std::string> regexes;
     for (const auto& p : patterns) {
       if (syntax == PatternSyntax::regex) check_regex(p, flags);
-      regexes.push_back(with_match_flags(syntax == PatternSyntax::regex ? p : escape_literal(p), flags));
+      regexes.push_back(engine_regex(p, syntax, flags));
     }
     return std::make_unique<RegexMatcher>(patterns, std::move(regexes), flags);
   }

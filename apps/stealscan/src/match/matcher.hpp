@@ -88,8 +88,6 @@ class Matcher {
   [[nodiscard]] virtual std::unique_ptr<Matcher> clone() const = 0;
 };
 
-enum class PatternSyntax { literal, regex };
-
 // Which engine runs the search (--engine): `automatic` is make_matcher()'s choice
 // (README.md, "Matching engines"); the others force one, for comparisons and as an
 // escape hatch: `vectorscan` (also for a few plain literals), `re2` (everything on

@@ -77,6 +77,56 @@ std::string escape_literal(std::string_view literal) {
   return out;
 }
 
+std::string enclosable(std::string_view r) {
+  std::string out;
+  out.reserve(r.size() + 2);
+  bool in_class = false;
+  for (std::size_t i = 0; i < r.size();) {
+    const char c = r[i];
+    if (c == '\\' && i + 1 < r.size()) {
+      if (!in_class && r[i + 1] == 'Q') {
+        const std::size_t q = r.find("\\E", i + 2);
+        const std::size_t end = q == std::string_view::npos ? r.size() : q + 2;
+        out.append(r.substr(i, end - i));
+        if (q == std::string_view::npos) out += "\\E";
+        i = end;
+        continue;
+      }
+      out.append(r.substr(i, 2));  // an escape: its second byte is never special here
+      i += 2;
+      continue;
+    }
+    if (!in_class) {
+      out += c;
+      ++i;
+      if (c != '[') continue;
+      in_class = true;
+      if (i < r.size() && r[i] == '^') out += r[i++];
+      if (i < r.size() && r[i] == ']') out += r[i++];  // a leading ']' is a member
+      continue;
+    }
+    if (c == '[' && i + 1 < r.size() && r[i + 1] == ':') {
+      const std::size_t close = r.find(":]", i + 2);
+      if (close == std::string_view::npos) {
+        out += "\\[";  // a member, as RE2 reads it in this pattern alone
+        ++i;
+      } else {
+        out.append(r.substr(i, close + 2 - i));  // [:name:] (RE2 checks the name)
+        i = close + 2;
+      }
+      continue;
+    }
+    if (c == ']') in_class = false;
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
+std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags) {
+  return with_match_flags(syntax == PatternSyntax::regex ? enclosable(pattern) : escape_literal(pattern), flags);
+}
+
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags) {
   if (flags.line) return "^(?:" + regex + ")$";
   if (flags.word) return "(?:^|[^\\w\\n])(" + regex + ")(?:[^\\w\\n]|$)";

@@ -3,7 +3,11 @@
 // and RE2 see one regex per pattern):
 //
 // - escape_literal(): a -F pattern as a regex that matches exactly its bytes;
+// - enclosable(): a regex whose text means the same when more text follows it
+//   (every pattern is compiled inside a group, and beside the others in one
+//   alternation);
 // - with_match_flags(): -x (whole line) and -w (whole word) as regex wrappers;
+// - engine_regex(): the three above together, the text every engine compiles;
 // - may_match_newline(): whether a regex could match a '\n'. Vectorscan searches
 //   a block of many lines and cannot be told "never match '\n'" (RE2 can:
 //   never_nl), so a hit of a pattern that might cross a line end is confirmed on
@@ -22,6 +26,8 @@
 
 namespace stealscan {
 
+enum class PatternSyntax { literal, regex };
+
 struct MatchFlags {
   bool ignore_case = false;  // -i
   bool word = false;         // -w: the match is preceded and followed by a non-word byte or a line edge
@@ -36,10 +42,25 @@ inline bool is_word_byte(unsigned char c) {
 // Every byte that is not [0-9A-Za-z_] or >= 0x80 is written as \xHH.
 std::string escape_literal(std::string_view literal);
 
+// `regex` rewritten so that no text after it changes what it means. RE2 reads
+// two constructs up to the end of the whole expression, not of the pattern:
+// - \Q without \E quotes everything after it: the \E is added;
+// - inside a class, '[' ':' opens a [:name:] if a ":]" comes anywhere later;
+//   where none comes within the pattern, RE2 reads the '[' as a member, and
+//   so it is written \[.
+// Alone, each pattern means the same before and after; inside the alternation
+// of several, a ":]" or a ")" of the next one would otherwise be read into it
+// (and the set refused, though every pattern is valid).
+std::string enclosable(std::string_view regex);
+
 // -x: ^(?:R)$. -w: (?:^|[^\w\n])(R)(?:[^\w\n]|$), whose group 1 is the word
 // match (columns and -o report it, not the bytes around it). ignore_case is not
 // written into the text (each engine has its own option for it).
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags);
+
+// What every engine compiles for `pattern`: escape_literal() or enclosable(),
+// then with_match_flags().
+std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags);
 
 // The capture group of with_match_flags()'s result that holds the match: 1 with
 // -w, else 0 (the whole match).

@@ -117,7 +117,7 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
     if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
     db->longest = std::max(db->longest, p.size());
     if (syntax == PatternSyntax::regex) check_regex(p, flags);
-    db->regexes.push_back(with_match_flags(syntax == PatternSyntax::regex ? p : escape_literal(p), flags));
+    db->regexes.push_back(engine_regex(p, syntax, flags));
     if (db->plain_literals && p.empty()) db->every_line = true;
     if (syntax == PatternSyntax::regex && has_unicode_class(p))
       db->rest_set.push_back(static_cast<std::uint32_t>(db->regexes.size() - 1));
