@@ -277,9 +277,9 @@ class TaskGroup {
     }
   }
 
-  // Inline: the common case, nothing pending any more or nothing thrown or
-  // cancelled, is a few loads and no read-modify-write (a wait per node of a
-  // recursive spawn tree adds up, and the destructor waits again); the
+  // Inline, because in the common case (every task done, nothing thrown or
+  // cancelled) a wait is a few loads and no read-modify-write: a wait per node
+  // of a recursive spawn tree adds up, and the destructor waits again. The
   // waiting and the outcome are out of line.
   TaskGroupStatus wait_impl(bool isolated) {
     // Nothing pending (the destructor's wait after an explicit one, a group
