@@ -14,6 +14,7 @@
 // tests/support/naive_grep.hpp, which the engine tests use too).
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,6 +27,48 @@
 
 using stealscan::test::engine_lines;
 using stealscan::test::naive_literal_lines;
+
+namespace {
+
+// The three engines for one pattern set; nullptr where the set is refused.
+struct Engines {
+  std::unique_ptr<stealscan::Matcher> automatic, vectorscan, re2;
+};
+
+// Matchers are compiled once per pattern set and kept for the next inputs
+// (most mutations change the text, not the patterns): a Vectorscan compile
+// per input held the target to about 20 inputs a second. A matcher's answers
+// do not depend on what it searched before, so reuse changes no verdict.
+const Engines* engines_for(std::uint8_t mode, const std::vector<std::string>& pats, stealscan::PatternSyntax syntax,
+                           const stealscan::MatchFlags& flags) {
+  using namespace stealscan;
+  static std::map<std::string, std::unique_ptr<Engines>> cache;  // nullptr: refused
+  std::string key(1, static_cast<char>(mode & 15U));
+  for (const std::string& p : pats) key += p + '\n';
+  if (const auto it = cache.find(key); it != cache.end()) return it->second.get();
+  if (cache.size() >= 128) cache.clear();  // bounded memory
+  auto e = std::make_unique<Engines>();
+  try {
+    e->automatic = make_matcher(pats, syntax, flags, Engine::automatic);
+  } catch (const PatternError&) {
+    // The forced engines must refuse it too: a pattern is valid or not.
+    bool refused = false;
+    try {
+      (void)make_matcher(pats, syntax, flags, Engine::re2);
+    } catch (const PatternError&) {
+      refused = true;
+    }
+    FUZZ_CHECK(refused);
+    e.reset();
+  }
+  if (e) {
+    e->vectorscan = make_matcher(pats, syntax, flags, Engine::vectorscan);
+    e->re2 = make_matcher(pats, syntax, flags, Engine::re2);
+  }
+  return cache.emplace(std::move(key), std::move(e)).first->second.get();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace stealscan;
@@ -44,26 +87,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (pats.empty()) return 0;
   const std::string_view block = rest;
 
-  std::unique_ptr<Matcher> automatic, vectorscan, re2;
-  try {
-    automatic = make_matcher(pats, syntax, flags, Engine::automatic);
-  } catch (const PatternError&) {
-    // The forced engines must refuse it too: a pattern is valid or not.
-    bool refused = false;
-    try {
-      (void)make_matcher(pats, syntax, flags, Engine::re2);
-    } catch (const PatternError&) {
-      refused = true;
-    }
-    FUZZ_CHECK(refused);
-    return 0;
-  }
-  vectorscan = make_matcher(pats, syntax, flags, Engine::vectorscan);
-  re2 = make_matcher(pats, syntax, flags, Engine::re2);
+  const Engines* engines = engines_for(data[0], pats, syntax, flags);
+  if (engines == nullptr) return 0;  // refused by every engine alike
+  const Matcher& automatic = *engines->automatic;
+  const Matcher& vectorscan = *engines->vectorscan;
+  const Matcher& re2 = *engines->re2;
 
-  const std::vector<std::size_t> want = engine_lines(*re2, block);
-  FUZZ_CHECK(engine_lines(*automatic, block) == want);
-  FUZZ_CHECK(engine_lines(*vectorscan, block) == want);
+  const std::vector<std::size_t> want = engine_lines(re2, block);
+  FUZZ_CHECK(engine_lines(automatic, block) == want);
+  FUZZ_CHECK(engine_lines(vectorscan, block) == want);
   if (syntax == PatternSyntax::literal) FUZZ_CHECK(naive_literal_lines(pats, block, flags) == want);
   return 0;
 }
