@@ -6,12 +6,15 @@
 // most 12); the rest is the block of text searched.
 //
 // Checks: no crash, no read outside the block (ASan), no exception but the
-// documented PatternError for a pattern refused; and the same matching lines
-// from every engine: the automatic choice (our pair filter for 1 to 3
+// documented PatternError for a pattern refused; the same columns from every
+// engine (all_in_line(), for --json: at least one on each matching line, and
+// for non-empty literals every occurrence, overlapping ones too); and the same
+// matching lines from every engine: the automatic choice (our pair filter for 1 to 3
 // literals, else Vectorscan), Vectorscan forced, and RE2 alone (--engine
 // re2). For literals, also the lines a naive substring search finds with
 // -i, -w, -x written out (ASCII case, [0-9A-Za-z_] words: grep in the C locale;
 // tests/support/naive_grep.hpp, which the engine tests use too).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -25,7 +28,10 @@
 #include "match/regex_syntax.hpp"
 #include "support/naive_grep.hpp"
 
+using stealscan::test::Column;
+using stealscan::test::engine_columns;
 using stealscan::test::engine_lines;
+using stealscan::test::naive_literal_columns;
 using stealscan::test::naive_literal_lines;
 
 namespace {
@@ -97,5 +103,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(engine_lines(automatic, block) == want);
   FUZZ_CHECK(engine_lines(vectorscan, block) == want);
   if (syntax == PatternSyntax::literal) FUZZ_CHECK(naive_literal_lines(pats, block, flags) == want);
+
+  // Columns (--json, all_in_line()): the same on every engine, at least one on
+  // each matching line, and for non-empty literals every occurrence.
+  const std::vector<Column> cols = engine_columns(re2, block, want);
+  FUZZ_CHECK(engine_columns(automatic, block, want) == cols);
+  FUZZ_CHECK(engine_columns(vectorscan, block, want) == cols);
+  std::size_t next = 0;  // the first column not yet matched to a line
+  for (const std::size_t line : want) {
+    const std::size_t end = std::min(block.find('\n', line), block.size());
+    FUZZ_CHECK(next < cols.size() && cols[next].at >= line && cols[next].at <= end);
+    while (next < cols.size() && cols[next].at <= end) {
+      FUZZ_CHECK(cols[next].at + cols[next].length <= end);
+      ++next;
+    }
+  }
+  FUZZ_CHECK(next == cols.size());
+  const bool any_empty = std::any_of(pats.begin(), pats.end(), [](const std::string& p) { return p.empty(); });
+  if (syntax == PatternSyntax::literal && !any_empty) FUZZ_CHECK(naive_literal_columns(pats, block, flags, want) == cols);
   return 0;
 }

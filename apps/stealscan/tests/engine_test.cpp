@@ -260,6 +260,45 @@ TEST(Engines, every_pattern_of_a_set_means_what_it_means_alone) {
             (std::vector<std::size_t>{3, 16, 18}));
 }
 
+// Columns (--json, all_in_line()) are the same whichever engine runs: a
+// literal's every occurrence, overlapping ones too, and an empty literal once
+// at the line start; a regex's own non-overlapping matches. Before, a literal
+// run through RE2 (--engine re2, or -i/-w on the other engines) reported "aa"
+// once in "aaa" and an empty literal at every byte.
+TEST(Engines, columns_are_the_same_on_every_engine) {
+  const std::string block = "aaa\nxaAa\naa-aa\n\nb";
+  struct Case {
+    std::vector<std::string> pats;
+    PatternSyntax syntax;
+    MatchFlags flags;
+    std::vector<test::Column> want;
+  };
+  const MatchFlags plain{}, i{true, false, false}, w{false, true, false};
+  const Case cases[] = {
+      // Lines at 0 "aaa", 4 "xaAa", 9 "aa-aa", 15 "", 16 "b".
+      {{"aa"}, PatternSyntax::literal, plain, {{0, 2, 0}, {1, 2, 0}, {9, 2, 0}, {12, 2, 0}}},
+      {{"aa"}, PatternSyntax::literal, i, {{0, 2, 0}, {1, 2, 0}, {5, 2, 0}, {6, 2, 0}, {9, 2, 0}, {12, 2, 0}}},
+      {{"aa"}, PatternSyntax::literal, w, {{9, 2, 0}, {12, 2, 0}}},
+      {{"", "b"}, PatternSyntax::literal, plain, {{0, 0, 0}, {4, 0, 0}, {9, 0, 0}, {15, 0, 0}, {16, 0, 0}, {16, 1, 1}}},
+      {{"aa"}, PatternSyntax::regex, plain, {{0, 2, 0}, {9, 2, 0}, {12, 2, 0}}},
+  };
+  for (const Case& c : cases) {
+    std::vector<test::Column> got[3];
+    int e = 0;
+    for (const Engine engine : {Engine::automatic, Engine::vectorscan, Engine::re2}) {
+      const auto m = make_matcher(c.pats, c.syntax, c.flags, engine);
+      got[e++] = test::engine_columns(*m, block, engine_lines(*m, block));
+    }
+    if (c.syntax == PatternSyntax::literal && !c.pats[0].empty()) {
+      const auto lines = engine_lines(*make_matcher(c.pats, c.syntax, c.flags), block);
+      EXPECT_EQ(test::naive_literal_columns(c.pats, block, c.flags, lines), c.want) << c.pats[0] << " naive";
+    }
+    EXPECT_EQ(got[0], c.want) << c.pats[0] << " automatic";
+    EXPECT_EQ(got[1], c.want) << c.pats[0] << " vectorscan";
+    EXPECT_EQ(got[2], c.want) << c.pats[0] << " re2";
+  }
+}
+
 TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
   auto original = make_matcher({"b[^c]*d", "zz", "(?U)q+"}, PatternSyntax::regex, {true, false, false});
   auto copy = original->clone();

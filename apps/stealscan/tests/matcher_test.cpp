@@ -35,7 +35,9 @@ std::string random_text(std::mt19937& rng, std::size_t n, const std::string& alp
 }
 
 // A RegexMatcher over regexes as the user wrote them, without -i/-w/-x.
-RegexMatcher regex(const std::vector<std::string>& patterns) { return RegexMatcher(patterns, patterns, {}); }
+RegexMatcher regex(const std::vector<std::string>& patterns) {
+  return RegexMatcher(patterns, patterns, {}, PatternSyntax::regex);
+}
 
 std::vector<PairFindFn> kernels() {
   std::vector<PairFindFn> k{&detail::pair_find_portable};

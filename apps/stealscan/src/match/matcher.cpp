@@ -82,7 +82,7 @@ std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, 
       if (syntax == PatternSyntax::regex) check_regex(p, flags);
       regexes.push_back(engine_regex(p, syntax, flags));
     }
-    return std::make_unique<RegexMatcher>(patterns, std::move(regexes), flags);
+    return std::make_unique<RegexMatcher>(patterns, std::move(regexes), flags, syntax);
   }
   const bool plain = !flags.ignore_case && !flags.word && !flags.line;
   if (syntax == PatternSyntax::literal && plain && engine == Engine::automatic) {

@@ -46,11 +46,12 @@ void check_regex(const std::string& regex, const MatchFlags& flags) {
 }
 
 RegexMatcher::RegexMatcher(std::vector<std::string> shown, std::vector<std::string> regexes, const MatchFlags& flags,
-                           bool columns)
+                           PatternSyntax syntax, bool columns)
     : shown_(std::move(shown)),
       regexes_(std::move(regexes)),
       flags_(flags),
       group_(match_group(flags)),
+      literal_(syntax == PatternSyntax::literal),
       columns_(columns) {
   if (shown_.empty()) throw PatternError("no pattern given");
   all_ = "(?m)";
@@ -73,6 +74,7 @@ RegexMatcher::RegexMatcher(const RegexMatcher& other)
       regexes_(other.regexes_),
       flags_(other.flags_),
       group_(other.group_),
+      literal_(other.literal_),
       columns_(other.columns_),
       all_(other.all_),
       each_(other.each_.size()) {}
@@ -94,25 +96,27 @@ std::optional<Match> RegexMatcher::find(const char* text, const char* from, cons
   return Match{m.data(), static_cast<std::uint32_t>(m.size()), Match::kSomePattern};
 }
 
+std::optional<re2::StringPiece> RegexMatcher::first_from(std::uint32_t k, re2::StringPiece t, std::size_t from) const {
+  // With -w a match begins one byte before its word (the leading non-word byte),
+  // so it may begin at from - 1; a word that starts before `from` is passed over.
+  std::size_t pos = group_ == 0 || from == 0 ? from : from - 1;
+  re2::StringPiece m[2];
+  while (pos <= t.size() && each(k).Match(t, pos, t.size(), RE2::UNANCHORED, m, group_ + 1)) {
+    if (static_cast<std::size_t>(m[group_].data() - t.data()) >= from) return m[group_];
+    pos = static_cast<std::size_t>(m[0].data() - t.data()) + 1;
+  }
+  return std::nullopt;
+}
+
 std::optional<Match> RegexMatcher::next_match(const char* line, const char* from, const char* end) const {
   if (group_ == 0 || each_.empty()) return find(line, from, end);
   // The word group of each pattern: the leftmost start wins, the lowest index
   // among equal starts (the alternation's order).
   const re2::StringPiece t(line, static_cast<std::size_t>(end - line));
-  re2::StringPiece m[2];
   std::optional<Match> best;
   for (std::uint32_t k = 0; k < each_.size(); ++k) {
-    // A word match may begin one byte before `from` (its leading non-word byte).
-    std::size_t pos = static_cast<std::size_t>(from - line);
-    if (pos > 0) --pos;
-    while (pos <= t.size() && each(k).Match(t, pos, t.size(), RE2::UNANCHORED, m, 2)) {
-      if (m[1].data() >= from) {
-        if (!best || m[1].data() < best->begin)
-          best = Match{m[1].data(), static_cast<std::uint32_t>(m[1].size()), k};
-        break;
-      }
-      pos = static_cast<std::size_t>(m[0].data() - line) + 1;
-    }
+    const std::optional<re2::StringPiece> g = first_from(k, t, static_cast<std::size_t>(from - line));
+    if (g && (!best || g->data() < best->begin)) best = Match{g->data(), static_cast<std::uint32_t>(g->size()), k};
   }
   return best;
 }
@@ -120,17 +124,24 @@ std::optional<Match> RegexMatcher::next_match(const char* line, const char* from
 void RegexMatcher::all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const {
   out.clear();
   const re2::StringPiece t(line, static_cast<std::size_t>(line_end - line));
-  re2::StringPiece m[2];
-  const int n = group_ + 1;
   for (std::uint32_t k = 0; k < each_.size(); ++k) {
-    std::size_t pos = 0;
-    while (pos <= t.size() && each(k).Match(t, pos, t.size(), RE2::UNANCHORED, m, n)) {
-      const re2::StringPiece& g = m[group_];
-      out.push_back(Match{g.data(), static_cast<std::uint32_t>(g.size()), k});
-      const std::size_t g_end = static_cast<std::size_t>(g.data() - line) + g.size();
-      // On after the match (an empty one: over one byte). With -w the search goes
-      // on from the word's end, so the byte after it may start the next match.
-      pos = g.empty() ? std::max(g_end, pos) + 1 : std::max(g_end, pos + 1);
+    // From the line start: a regex's non-overlapping matches, each search going
+    // on after the last match (an empty one: one byte on; with -w from the
+    // word's end, so the byte after it may start the next match). A literal's
+    // every occurrence: one byte after the last one's start (an empty literal:
+    // once, at the line start), as LiteralMatcher reports them.
+    std::size_t from = 0;
+    while (from <= t.size()) {
+      const std::optional<re2::StringPiece> g = first_from(k, t, from);
+      if (!g) break;
+      out.push_back(Match{g->data(), static_cast<std::uint32_t>(g->size()), k});
+      const auto g_begin = static_cast<std::size_t>(g->data() - line);
+      if (literal_) {
+        if (g->empty()) break;
+        from = g_begin + 1;
+      } else {
+        from = g->empty() ? g_begin + 1 : g_begin + g->size();
+      }
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const Match& a, const Match& b) { return a.begin < b.begin; });

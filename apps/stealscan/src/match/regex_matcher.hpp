@@ -29,11 +29,12 @@ class RegexMatcher final : public Matcher {
  public:
   // `shown`: the patterns as the user gave them (for messages and --json);
   // `regexes`: the same patterns as the regexes to run (escaped literals and the
-  // -w/-x wrappers of regex_syntax.hpp), one per pattern. `group`: which capture
-  // group of each regex is the match (match_group()). `columns`: whether
-  // all_in_line() is wanted (it compiles one program per pattern).
+  // -w/-x wrappers of regex_syntax.hpp), one per pattern. `syntax`: what the
+  // user wrote; all_in_line() reports a literal's overlapping occurrences, as
+  // LiteralMatcher does. `columns`: whether all_in_line() is wanted (it compiles
+  // one program per pattern).
   RegexMatcher(std::vector<std::string> shown, std::vector<std::string> regexes, const MatchFlags& flags,
-               bool columns = true);
+               PatternSyntax syntax, bool columns = true);
 
   // With -w, the match find() reports includes the non-word bytes around the word
   // (it is found by one program for all patterns, without submatches); it lies
@@ -60,7 +61,11 @@ class RegexMatcher final : public Matcher {
   RegexMatcher(const RegexMatcher& other);  // clone(): the texts, not the programs
   const RE2& any() const;                    // compiled on first use
   const RE2& each(std::uint32_t k) const;
+  // The match (its group_) of pattern k in the line t that starts first at or
+  // after `from`, if any.
+  std::optional<re2::StringPiece> first_from(std::uint32_t k, re2::StringPiece t, std::size_t from) const;
 
+  bool literal_;  // the patterns are -F literals: all_in_line() reports overlapping occurrences
   bool columns_;
   std::string all_;  // the alternation of every regex, for find()
   // Programs, compiled when first used (this object is one thread's: clone()).

@@ -143,7 +143,7 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
   if (db_->plain_literals && !flags.ignore_case) {
     columns_ = std::make_unique<LiteralMatcher>(db_->shown);
   } else {
-    columns_ = std::make_unique<RegexMatcher>(db_->shown, db_->regexes, flags);
+    columns_ = std::make_unique<RegexMatcher>(db_->shown, db_->regexes, flags, syntax);
   }
   auto subset = [&](const std::vector<std::uint32_t>& set) -> std::unique_ptr<RegexMatcher> {
     if (set.empty()) return nullptr;
@@ -152,7 +152,7 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
       shown.push_back(db_->shown[k]);
       regexes.push_back(db_->regexes[k]);
     }
-    return std::make_unique<RegexMatcher>(std::move(shown), std::move(regexes), db_->flags, false);
+    return std::make_unique<RegexMatcher>(std::move(shown), std::move(regexes), db_->flags, syntax, false);
   };
   // Whether an empty line (after a '\n') matches: RE2 says it once, for the
   // trailing empty lines of a block that Vectorscan is not shown (matching_lines()).

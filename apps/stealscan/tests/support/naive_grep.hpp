@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,32 @@ namespace stealscan::test {
 inline std::vector<std::size_t> engine_lines(const Matcher& m, std::string_view block) {
   std::vector<std::size_t> out;
   m.matching_lines(block.data(), block.data() + block.size(), out, false);
+  return out;
+}
+
+// One match all_in_line() reports: where in the block, how long, which pattern.
+struct Column {
+  std::size_t at;
+  std::uint32_t length;
+  std::uint32_t pattern;
+  bool operator==(const Column&) const = default;
+};
+inline void PrintTo(const Column& c, std::ostream* os) {  // GoogleTest's printer
+  *os << "{at " << c.at << ", length " << c.length << ", pattern " << c.pattern << "}";
+}
+
+// Every match all_in_line() reports on each of `lines` (line starts in `block`,
+// as engine_lines() gives them), in order.
+inline std::vector<Column> engine_columns(const Matcher& m, std::string_view block,
+                                          const std::vector<std::size_t>& lines) {
+  std::vector<Column> out;
+  std::vector<Match> in_line;
+  for (const std::size_t at : lines) {
+    const std::size_t nl = std::min(block.find('\n', at), block.size());
+    m.all_in_line(block.data() + at, block.data() + nl, in_line);
+    for (const Match& x : in_line)
+      out.push_back(Column{static_cast<std::size_t>(x.begin - block.data()), x.length, x.pattern});
+  }
   return out;
 }
 
@@ -55,6 +83,28 @@ inline bool naive_literal_line_matches(const std::vector<std::string>& pats, std
     }
   }
   return false;
+}
+
+// Where each of `pats` (none empty) occurs on each of `lines`, overlapping
+// occurrences included, in order of start, then pattern: what all_in_line()
+// reports for literals (-i, -w, -x written out as in naive_literal_line_matches).
+inline std::vector<Column> naive_literal_columns(const std::vector<std::string>& pats, std::string_view block,
+                                                 const MatchFlags& f, const std::vector<std::size_t>& lines) {
+  std::vector<Column> out;
+  for (const std::size_t start : lines) {
+    const std::string_view line = block.substr(start, std::min(block.find('\n', start), block.size()) - start);
+    for (std::size_t at = 0; at < line.size(); ++at) {
+      for (std::size_t k = 0; k < pats.size(); ++k) {
+        const std::string& p = pats[k];
+        if (at + p.size() > line.size() || !literal_at(line, at, p, f.ignore_case)) continue;
+        if (f.line && (at != 0 || p.size() != line.size())) continue;
+        if (f.word && ((at > 0 && is_word(line[at - 1])) || (at + p.size() < line.size() && is_word(line[at + p.size()]))))
+          continue;
+        out.push_back(Column{start + at, static_cast<std::uint32_t>(p.size()), static_cast<std::uint32_t>(k)});
+      }
+    }
+  }
+  return out;
 }
 
 // grep -F over a block: the offsets of the matching lines' starts (the text
