@@ -299,6 +299,34 @@ TEST(Engines, columns_are_the_same_on_every_engine) {
   }
 }
 
+// Vectorscan 5.4.9 in block mode misses a match of a pattern like ^x (one byte
+// after a line-start anchor) that ends on the last byte of the data, when the
+// database holds another pattern: for 45 of the preceding line's lengths 0-200.
+// A block ends on its last line's last byte, so the last line "}" of a file was
+// not found by -E -e '^}' -e foo (found by fuzz_match_engines with -x; the
+// matcher now scans the block and a '\n' after it, vectorscan_matcher.cpp).
+TEST(Engines, a_one_byte_line_at_the_end_of_a_block_is_found_beside_other_patterns) {
+  struct Case {
+    std::vector<std::string> pats;
+    PatternSyntax syntax;
+    MatchFlags flags;
+    const char* last;  // the block's last line
+  };
+  const Case cases[] = {
+      {{"foo", "^}"}, PatternSyntax::regex, {}, "}"},
+      {{"foo", "^[xy]+$"}, PatternSyntax::regex, {}, "x"},
+      {{"foo?", "x"}, PatternSyntax::literal, {false, false, true}, "x"},
+      {{"foo", "x"}, PatternSyntax::literal, {false, true, false}, "x"},
+  };
+  for (const Case& c : cases) {
+    const auto vs = make_matcher(c.pats, c.syntax, c.flags, Engine::vectorscan);
+    for (std::size_t n = 0; n <= 200; ++n) {
+      const std::string block = std::string(n, 'a') + "\n" + c.last;
+      EXPECT_EQ(engine_lines(*vs, block), (std::vector<std::size_t>{n + 1})) << c.pats[1] << " after " << n << " bytes";
+    }
+  }
+}
+
 TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
   auto original = make_matcher({"b[^c]*d", "zz", "(?U)q+"}, PatternSyntax::regex, {true, false, false});
   auto copy = original->clone();

@@ -2,8 +2,10 @@
 // plain literals: many literals (9 to tens of thousands), regexes, -i, -w, -x.
 //
 // The whole pattern set is compiled once into one Vectorscan (Hyperscan API)
-// block-mode database, shared by every clone; each worker's clone owns its
-// scratch. matching_lines() is one pass of Vectorscan over a block of lines,
+// database, shared by every clone; each worker's clone owns its scratch.
+// matching_lines() is one pass of Vectorscan over a block of lines and a '\n'
+// after it (vectored mode: two buffers, nothing copied; in block mode
+// Vectorscan 5.4.9 misses some matches that end on the data's last byte),
 // whatever the number of patterns. Vectorscan reports where matches END (no
 // starts: asking for them costs speed and rejects patterns); every end is mapped
 // to the line holding it:
