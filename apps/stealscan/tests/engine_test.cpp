@@ -327,6 +327,16 @@ TEST(Engines, a_one_byte_line_at_the_end_of_a_block_is_found_beside_other_patter
   }
 }
 
+// Vectorscan reads a regex as a C string: one with a raw NUL byte ran on it cut
+// short, so a\Qb<NUL>c (the literal "ab<NUL>c") matched every line with "ab"
+// (found by fuzz_match_engines). Such a regex runs on RE2 alone.
+TEST(Engines, a_regex_with_a_nul_byte_is_searched_whole) {
+  const std::string nul(1, '\0');
+  const std::string block = "ab\nab" + nul + "c\nxab" + nul + "cd";
+  for (const std::string& p : {"a\\Qb" + nul + "c", "ab" + nul + "c", "ab[" + nul + "]c"})
+    EXPECT_EQ(lines_on_every_engine({p, "zz"}, PatternSyntax::regex, {}, block), (std::vector<std::size_t>{3, 8})) << p;
+}
+
 TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
   auto original = make_matcher({"b[^c]*d", "zz", "(?U)q+"}, PatternSyntax::regex, {true, false, false});
   auto copy = original->clone();

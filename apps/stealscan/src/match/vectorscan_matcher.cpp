@@ -119,7 +119,10 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
     if (syntax == PatternSyntax::regex) check_regex(p, flags);
     db->regexes.push_back(engine_regex(p, syntax, flags));
     if (db->plain_literals && p.empty()) db->every_line = true;
-    if (syntax == PatternSyntax::regex && has_unicode_class(p))
+    // On RE2 alone: Unicode classes (Vectorscan reads them otherwise), and a
+    // raw NUL byte (Vectorscan takes a regex as a C string: it would search a
+    // truncated pattern).
+    if (syntax == PatternSyntax::regex && (has_unicode_class(p) || p.find('\0') != std::string::npos))
       db->rest_set.push_back(static_cast<std::uint32_t>(db->regexes.size() - 1));
   }
   db->compile();
