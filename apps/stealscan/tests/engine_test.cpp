@@ -299,12 +299,13 @@ TEST(Engines, columns_are_the_same_on_every_engine) {
   }
 }
 
-// Vectorscan 5.4.9 in block mode misses a match of a pattern like ^x (one byte
-// after a line-start anchor) that ends on the last byte of the data, when the
-// database holds another pattern: for 45 of the preceding line's lengths 0-200.
-// A block ends on its last line's last byte, so the last line "}" of a file was
-// not found by -E -e '^}' -e foo (found by fuzz_match_engines with -x; the
-// matcher now scans the block and a '\n' after it, vectorscan_matcher.cpp).
+// Vectorscan 5.4.9 misses some matches that end in the last 32 bytes of the
+// data: a pattern like ^x beside another one, and a one-byte pattern that is
+// the prefix of another (x beside xy). A block ends on its last line's last
+// byte, so the last line "}" of a file was not found by -E -e '^}' -e foo, nor
+// "aa...x" by -F -e x -e xy on Vectorscan (found by fuzz_match_engines, with
+// -x, and by fuzz_keyword_filter; the matcher now scans its last lines again
+// with padding, vectorscan_matcher.cpp).
 TEST(Engines, a_one_byte_line_at_the_end_of_a_block_is_found_beside_other_patterns) {
   struct Case {
     std::vector<std::string> pats;
@@ -317,6 +318,9 @@ TEST(Engines, a_one_byte_line_at_the_end_of_a_block_is_found_beside_other_patter
       {{"foo", "^[xy]+$"}, PatternSyntax::regex, {}, "x"},
       {{"foo?", "x"}, PatternSyntax::literal, {false, false, true}, "x"},
       {{"foo", "x"}, PatternSyntax::literal, {false, true, false}, "x"},
+      {{"xy", "x"}, PatternSyntax::literal, {}, "aaax"},
+      {{"xy", "x"}, PatternSyntax::regex, {}, "aaax"},
+      {{"KEY", "k", "foo", "bar"}, PatternSyntax::literal, {true, false, false}, "aK"},
   };
   for (const Case& c : cases) {
     const auto vs = make_matcher(c.pats, c.syntax, c.flags, Engine::vectorscan);

@@ -3,10 +3,10 @@
 //
 // The whole pattern set is compiled once into one Vectorscan (Hyperscan API)
 // database, shared by every clone; each worker's clone owns its scratch.
-// matching_lines() is one pass of Vectorscan over a block of lines and a '\n'
-// after it (vectored mode: two buffers, nothing copied; in block mode
-// Vectorscan 5.4.9 misses some matches that end on the data's last byte),
-// whatever the number of patterns. Vectorscan reports where matches END (no
+// matching_lines() is one pass of Vectorscan over a block of lines, whatever
+// the number of patterns, and a second one over a copy of its last lines with
+// padding after them (Vectorscan 5.4.9 misses some matches that end in the
+// last 32 bytes of the data: scan_tail() in the .cpp). Vectorscan reports where matches END (no
 // starts: asking for them costs speed and rejects patterns); every end is mapped
 // to the line holding it:
 //
@@ -77,6 +77,8 @@ class VectorscanMatcher final : public Matcher {
   struct Database;
   struct Scan;
   static int on_match(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* context);
+  void scan(const char* text, std::size_t size, Scan& s) const;       // one hs_scan
+  void scan_tail(const char* text, std::size_t size, Scan& s) const;  // the last lines again, padded
 
   // Frees a scratch when the matcher is destroyed, and when its constructor
   // throws after allocating one (a pattern set RE2 refuses as a whole).
@@ -90,6 +92,7 @@ class VectorscanMatcher final : public Matcher {
   std::unique_ptr<RegexMatcher> confirm_;   // the patterns whose hits are confirmed
   std::unique_ptr<RegexMatcher> rest_;      // the patterns Vectorscan rejected
   bool empty_line_matches_ = false;         // see the constructor
+  mutable std::string tail_;                // scan_tail()'s copy (this clone's: one thread's)
 };
 
 }  // namespace stealscan
