@@ -56,6 +56,7 @@ class KeywordFilter {
     // disjoint spans of consecutive lines.
     std::vector<std::vector<LineSpan>> lines_;
     std::vector<LineSpan> merged_;  // lines_for()'s answer for a rule of several keywords
+    std::string tail_;              // the text's end, padded, scanned again (find_keywords)
   };
 
   // The rules to run on `text`, in rule order, into `rules` (cleared first).
