@@ -341,6 +341,29 @@ TEST(Engines, a_regex_with_a_nul_byte_is_searched_whole) {
     EXPECT_EQ(lines_on_every_engine({p, "zz"}, PatternSyntax::regex, {}, block), (std::vector<std::size_t>{3, 8})) << p;
 }
 
+// Every line is searched alone, as in grep: \A and \z, and ^ and $ under
+// (?-m), are a line's start and end on every engine. Before, they meant the
+// start and end of the block a line came in (which depends on how a file is
+// read), and on an empty block RE2 found \A where Vectorscan did not (found
+// by fuzz_match_engines).
+TEST(Engines, text_anchors_are_line_anchors_on_every_engine) {
+  // Lines at 0 "foo", 4 "xfoo", 9 "foox", 14 "foo".
+  const std::string block = "foo\nxfoo\nfoox\nfoo";
+  struct Case {
+    const char* pattern;
+    std::vector<std::size_t> want;
+  };
+  const Case cases[] = {
+      {"\\Afoo", {0, 9, 14}},      {"foo\\z", {0, 4, 14}},        {"(?-m)^foo$", {0, 14}},
+      {"(?i-m:^FOO$)", {0, 14}},     {"(?-m:^)x", {4}},               {"\\Qfoo\\A\\E|^x", {4}},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(lines_on_every_engine({c.pattern, "zz"}, PatternSyntax::regex, {}, block), c.want) << c.pattern;
+  EXPECT_EQ(lines_on_every_engine({"\\A", "zz"}, PatternSyntax::regex, {}, ""), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(lines_on_every_engine({"\\z", "zz"}, PatternSyntax::regex, {}, "a\n\n\n"),
+            (std::vector<std::size_t>{0, 2, 3, 4}));
+}
+
 TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
   auto original = make_matcher({"b[^c]*d", "zz", "(?U)q+"}, PatternSyntax::regex, {true, false, false});
   auto copy = original->clone();
@@ -387,6 +410,18 @@ TEST(RegexSyntax, enclosable_closes_a_quote_and_escapes_a_class_bracket_no_name_
     for (const std::string& l : lines)
       EXPECT_EQ(RE2::PartialMatch(l, before), RE2::PartialMatch(l, after)) << c.regex << " on " << l;
   }
+}
+
+TEST(RegexSyntax, per_line_turns_text_anchors_into_line_anchors_outside_classes_and_quotes) {
+  EXPECT_EQ(per_line("\\Afoo\\z"), "^foo$");
+  EXPECT_EQ(per_line("\\Q\\A\\E\\A[\\A\\z]"), "\\Q\\A\\E^[\\A\\z]");
+  EXPECT_EQ(per_line("(?-m)^a$"), "^a$");
+  EXPECT_EQ(per_line("(?i-m)a"), "(?i)a");
+  EXPECT_EQ(per_line("(?-mi:a)"), "(?-i:a)");
+  EXPECT_EQ(per_line("(?s-m:a)"), "(?s:a)");
+  EXPECT_EQ(per_line("(?-m:a)"), "(?:a)");
+  for (const char* same : {"(?i)a", "(?m)a", "(?:a)", "(?P<n>a)", "\\\\A", "[[:alpha:]\\]]\\b"})
+    EXPECT_EQ(per_line(same), same) << same;
 }
 
 TEST(RegexSyntax, escape_literal_matches_exactly_the_bytes_of_the_literal) {

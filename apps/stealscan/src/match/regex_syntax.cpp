@@ -123,8 +123,79 @@ std::string enclosable(std::string_view r) {
   return out;
 }
 
+std::string per_line(std::string_view r) {
+  std::string out;
+  out.reserve(r.size());
+  bool in_class = false;
+  for (std::size_t i = 0; i < r.size();) {
+    const char c = r[i];
+    if (c == '\\' && i + 1 < r.size()) {
+      const char e = r[i + 1];
+      if (!in_class && e == 'Q') {  // quoted: nothing in it is an anchor
+        const std::size_t q = r.find("\\E", i + 2);
+        const std::size_t end = q == std::string_view::npos ? r.size() : q + 2;
+        out.append(r.substr(i, end - i));
+        i = end;
+        continue;
+      }
+      if (!in_class && (e == 'A' || e == 'z')) {
+        out += e == 'A' ? '^' : '$';
+        i += 2;
+        continue;
+      }
+      out.append(r.substr(i, 2));
+      i += 2;
+      continue;
+    }
+    if (in_class) {
+      if (c == '[' && i + 1 < r.size() && r[i + 1] == ':') {  // [:name:]: its ']' ends no class
+        const std::size_t close = r.find(":]", i + 2);
+        const std::size_t end = close == std::string_view::npos ? i + 1 : close + 2;
+        out.append(r.substr(i, end - i));
+        i = end;
+        continue;
+      }
+      if (c == ']') in_class = false;
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      out += c;
+      ++i;
+      if (i < r.size() && r[i] == '^') out += r[i++];
+      if (i < r.size() && r[i] == ']') out += r[i++];  // a leading ']' is a member
+      continue;
+    }
+    if (c == '(' && i + 2 < r.size() && r[i + 1] == '?') {
+      // Flags, (?on-off) or (?on-off:re): 'm' is taken out of the flags turned off.
+      std::size_t j = i + 2;
+      while (j < r.size() && ((r[j] >= 'a' && r[j] <= 'z') || (r[j] >= 'A' && r[j] <= 'Z') || r[j] == '-')) ++j;
+      const std::string_view flags = r.substr(i + 2, j - i - 2);
+      if (j < r.size() && (r[j] == ')' || r[j] == ':') && !flags.empty() && flags.find('-') == flags.rfind('-') &&
+          flags.find('-') != std::string_view::npos) {
+        const std::size_t dash = flags.find('-');
+        std::string off;
+        for (const char f : flags.substr(dash + 1))
+          if (f != 'm') off += f;
+        std::string kept(flags.substr(0, dash));
+        if (!off.empty()) kept += "-" + off;
+        if (r[j] == ':') out += "(?" + kept + ":";
+        else if (!kept.empty()) out += "(?" + kept + ")";  // else the group set nothing else: dropped
+        i = j + 1;
+        continue;
+      }
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
 std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags) {
-  return with_match_flags(syntax == PatternSyntax::regex ? enclosable(pattern) : escape_literal(pattern), flags);
+  return with_match_flags(syntax == PatternSyntax::regex ? enclosable(per_line(pattern)) : escape_literal(pattern),
+                          flags);
 }
 
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags) {

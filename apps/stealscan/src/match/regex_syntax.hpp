@@ -6,8 +6,10 @@
 // - enclosable(): a regex whose text means the same when more text follows it
 //   (every pattern is compiled inside a group, and beside the others in one
 //   alternation);
+// - per_line(): the anchors of a text's start and end as those of a line (every
+//   line is searched alone, as in grep);
 // - with_match_flags(): -x (whole line) and -w (whole word) as regex wrappers;
-// - engine_regex(): the three above together, the text every engine compiles;
+// - engine_regex(): the four above together, the text every engine compiles;
 // - may_match_newline(): whether a regex could match a '\n'. Vectorscan searches
 //   a block of many lines and cannot be told "never match '\n'" (RE2 can:
 //   never_nl), so a hit of a pattern that might cross a line end is confirmed on
@@ -58,8 +60,17 @@ std::string enclosable(std::string_view regex);
 // written into the text (each engine has its own option for it).
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags);
 
-// What every engine compiles for `pattern`: escape_literal() or enclosable(),
-// then with_match_flags().
+// `regex` with the text anchors turned into line anchors: \A is ^, \z is $,
+// and multi-line mode is never turned off ((?-m) and the m of (?i-m:...) are
+// taken out), so ^ and $ always mean a line's start and end. Each line is
+// searched alone, as grep does; RE2 and Vectorscan would read them as the
+// start and end of the text given to them, a block of lines whose borders
+// depend on how a file is read (and the two engines disagreed on an empty
+// block). Outside classes and \Q..\E only.
+std::string per_line(std::string_view regex);
+
+// What every engine compiles for `pattern`: escape_literal(), or per_line()
+// then enclosable(); then with_match_flags().
 std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags);
 
 // The capture group of with_match_flags()'s result that holds the match: 1 with
