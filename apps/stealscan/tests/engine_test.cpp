@@ -364,6 +364,24 @@ TEST(Engines, text_anchors_are_line_anchors_on_every_engine) {
             (std::vector<std::size_t>{0, 2, 3, 4}));
 }
 
+// -w's prefix is "a line start or a non-word byte", and the byte is part of
+// RE2's match. At byte 0 both begin there and RE2 reports the first only, so a
+// word of non-word bytes at byte 1 ("-" in "---") was missed after the one at
+// byte 0, in columns and by -o (found by fuzz_match_engines, a NUL byte).
+TEST(Engines, a_word_at_byte_one_after_a_word_at_the_line_start_is_found) {
+  const MatchFlags w{false, true, false};
+  for (const PatternSyntax syntax : {PatternSyntax::literal, PatternSyntax::regex}) {
+    for (const Engine engine : {Engine::automatic, Engine::vectorscan, Engine::re2}) {
+      const auto m = make_matcher({"-"}, syntax, w, engine);
+      EXPECT_EQ(test::engine_columns(*m, "---", {0}), (std::vector<test::Column>{{0, 1, 0}, {1, 1, 0}, {2, 1, 0}}));
+      const std::string line = "---";
+      const auto second = m->next_match(line.data(), line.data() + 1, line.data() + line.size());
+      ASSERT_TRUE(second.has_value());
+      EXPECT_EQ(second->begin, line.data() + 1);
+    }
+  }
+}
+
 TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
   auto original = make_matcher({"b[^c]*d", "zz", "(?U)q+"}, PatternSyntax::regex, {true, false, false});
   auto copy = original->clone();

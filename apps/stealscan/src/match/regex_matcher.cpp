@@ -103,9 +103,28 @@ std::optional<re2::StringPiece> RegexMatcher::first_from(std::uint32_t k, re2::S
   re2::StringPiece m[2];
   while (pos <= t.size() && each(k).Match(t, pos, t.size(), RE2::UNANCHORED, m, group_ + 1)) {
     if (static_cast<std::size_t>(m[group_].data() - t.data()) >= from) return m[group_];
+    if (group_ == 1 && m[0].data() == t.data() && m[1].data() == t.data()) {
+      // The line-start alternative of -w's prefix won at byte 0. The other one
+      // (byte 0 itself as the non-word byte before a word at 1) starts there
+      // too, and RE2 gives only the first; past byte 0, line_start_less()'s
+      // program, which has only the other, answers for a match starting at 0.
+      if (line_start_less(k).Match(t, 0, t.size(), RE2::ANCHOR_START, m, 2) &&
+          static_cast<std::size_t>(m[1].data() - t.data()) >= from)
+        return m[1];
+    }
     pos = static_cast<std::size_t>(m[0].data() - t.data()) + 1;
   }
   return std::nullopt;
+}
+
+const RE2& RegexMatcher::line_start_less(std::uint32_t k) const {
+  if (line_start_less_.empty()) line_start_less_.resize(regexes_.size());
+  if (!line_start_less_[k]) {
+    // -w's regex with [^\w\n] in place of its prefix (regex_syntax.hpp, kWordBefore).
+    const std::string& r = regexes_[k];
+    line_start_less_[k] = compile("(?m)[^\\w\\n]" + r.substr(kWordBefore.size()), shown_[k], options(flags_));
+  }
+  return *line_start_less_[k];
 }
 
 std::optional<Match> RegexMatcher::next_match(const char* line, const char* from, const char* end) const {

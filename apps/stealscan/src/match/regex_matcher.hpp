@@ -64,6 +64,7 @@ class RegexMatcher final : public Matcher {
   // The match (its group_) of pattern k in the line t that starts first at or
   // after `from`, if any.
   std::optional<re2::StringPiece> first_from(std::uint32_t k, re2::StringPiece t, std::size_t from) const;
+  const RE2& line_start_less(std::uint32_t k) const;  // -w's program without its line-start alternative
 
   bool literal_;  // the patterns are -F literals: all_in_line() reports overlapping occurrences
   bool columns_;
@@ -71,6 +72,7 @@ class RegexMatcher final : public Matcher {
   // Programs, compiled when first used (this object is one thread's: clone()).
   mutable std::vector<std::unique_ptr<RE2>> each_;  // one per pattern (if columns_), for all_in_line()
   mutable std::unique_ptr<RE2> any_;                // all_'s, for find()
+  mutable std::vector<std::unique_ptr<RE2>> line_start_less_;  // -w only, when first needed (first_from())
 };
 
 // Checks a user's regex as RE2 reads it; throws PatternError naming it, with

@@ -200,7 +200,7 @@ std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const M
 
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags) {
   if (flags.line) return "^(?:" + regex + ")$";
-  if (flags.word) return "(?:^|[^\\w\\n])(" + regex + ")(?:[^\\w\\n]|$)";
+  if (flags.word) return std::string(kWordBefore) + "(" + regex + ")(?:[^\\w\\n]|$)";
   return regex;
 }
 

@@ -55,6 +55,10 @@ std::string escape_literal(std::string_view literal);
 // (and the set refused, though every pattern is valid).
 std::string enclosable(std::string_view regex);
 
+// What -w puts before a pattern: a line start or a byte that is no word byte
+// (which the match then includes: RE2 has no look-behind).
+inline constexpr std::string_view kWordBefore = "(?:^|[^\\w\\n])";
+
 // -x: ^(?:R)$. -w: (?:^|[^\w\n])(R)(?:[^\w\n]|$), whose group 1 is the word
 // match (columns and -o report it, not the bytes around it). ignore_case is not
 // written into the text (each engine has its own option for it).
