@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "match/ascii_case.hpp"
 
@@ -108,9 +109,10 @@ std::optional<re2::StringPiece> RegexMatcher::first_from(std::uint32_t k, re2::S
       // (byte 0 itself as the non-word byte before a word at 1) starts there
       // too, and RE2 gives only the first; past byte 0, line_start_less()'s
       // program, which has only the other, answers for a match starting at 0.
-      if (line_start_less(k).Match(t, 0, t.size(), RE2::ANCHOR_START, m, 2) &&
-          static_cast<std::size_t>(m[1].data() - t.data()) >= from)
-        return m[1];
+      re2::StringPiece w[2];
+      if (line_start_less(k).Match(t, 0, t.size(), RE2::ANCHOR_START, w, 2) &&
+          static_cast<std::size_t>(w[1].data() - t.data()) >= from)
+        return w[1];
     }
     pos = static_cast<std::size_t>(m[0].data() - t.data()) + 1;
   }
@@ -122,6 +124,8 @@ const RE2& RegexMatcher::line_start_less(std::uint32_t k) const {
   if (!line_start_less_[k]) {
     // -w's regex with [^\w\n] in place of its prefix (regex_syntax.hpp, kWordBefore).
     const std::string& r = regexes_[k];
+    if (r.compare(0, kWordBefore.size(), kWordBefore) != 0)
+      throw std::logic_error("RegexMatcher: a -w regex without with_match_flags()'s prefix: " + r);
     line_start_less_[k] = compile("(?m)[^\\w\\n]" + r.substr(kWordBefore.size()), shown_[k], options(flags_));
   }
   return *line_start_less_[k];
