@@ -240,7 +240,7 @@ TEST(Engines, ascii_only_folding_follows_groups_classes_and_escapes) {
 // and a class's "[:", up to the end of the whole expression, so the next
 // pattern of the alternation (or the group around every pattern, -x's and
 // -w's wrapping) was read into them and a valid set refused (found by
-// fuzz_match_engines; regex_syntax.hpp, enclosable()).
+// fuzz_match_engines; regex_syntax.hpp, self_contained()).
 TEST(Engines, every_pattern_of_a_set_means_what_it_means_alone) {
   const MatchFlags plain{}, line{false, false, true}, word{false, true, false};
   // Lines at offsets 0 "ab", 3 "q:]", 7 "[", 9 "xa\Qb)", 16 "c", 18 "x".
@@ -398,7 +398,7 @@ TEST(RegexSyntax, may_match_newline_is_false_only_where_no_newline_can_match) {
     EXPECT_TRUE(may_match_newline(r)) << r;
 }
 
-TEST(RegexSyntax, enclosable_closes_a_quote_and_escapes_a_class_bracket_no_name_follows) {
+TEST(RegexSyntax, self_contained_closes_a_quote_and_escapes_a_class_bracket_no_name_follows) {
   struct Case {
     const char* regex;
     const char* want;
@@ -417,12 +417,12 @@ TEST(RegexSyntax, enclosable_closes_a_quote_and_escapes_a_class_bracket_no_name_
       {"[\\[:x]", "[\\[:x]"},
       {"a(b)[c]", "a(b)[c]"},
   };
-  for (const Case& c : cases) EXPECT_EQ(enclosable(c.regex), c.want) << c.regex;
+  for (const Case& c : cases) EXPECT_EQ(self_contained(c.regex), c.want) << c.regex;
   // Alone, the rewrite means what the pattern meant (RE2 agrees on every line).
   const std::string lines[] = {"ab", "a\\Qb", "a\\", "[", ":", "x", "y:]", "[[:", "c", "abc", "a\\b"};
   for (const Case& c : cases) {
     const RE2 before(c.regex, RegexMatcher::options({}));
-    const RE2 after(enclosable(c.regex), RegexMatcher::options({}));
+    const RE2 after(self_contained(c.regex), RegexMatcher::options({}));
     ASSERT_EQ(before.ok(), after.ok()) << c.regex;
     if (!before.ok()) continue;
     for (const std::string& l : lines)
@@ -430,16 +430,16 @@ TEST(RegexSyntax, enclosable_closes_a_quote_and_escapes_a_class_bracket_no_name_
   }
 }
 
-TEST(RegexSyntax, per_line_turns_text_anchors_into_line_anchors_outside_classes_and_quotes) {
-  EXPECT_EQ(per_line("\\Afoo\\z"), "^foo$");
-  EXPECT_EQ(per_line("\\Q\\A\\E\\A[\\A\\z]"), "\\Q\\A\\E^[\\A\\z]");
-  EXPECT_EQ(per_line("(?-m)^a$"), "^a$");
-  EXPECT_EQ(per_line("(?i-m)a"), "(?i)a");
-  EXPECT_EQ(per_line("(?-mi:a)"), "(?-i:a)");
-  EXPECT_EQ(per_line("(?s-m:a)"), "(?s:a)");
-  EXPECT_EQ(per_line("(?-m:a)"), "(?:a)");
+TEST(RegexSyntax, self_contained_turns_text_anchors_into_line_anchors_outside_classes_and_quotes) {
+  EXPECT_EQ(self_contained("\\Afoo\\z"), "^foo$");
+  EXPECT_EQ(self_contained("\\Q\\A\\E\\A[\\A\\z]"), "\\Q\\A\\E^[\\A\\z]");
+  EXPECT_EQ(self_contained("(?-m)^a$"), "^a$");
+  EXPECT_EQ(self_contained("(?i-m)a"), "(?i)a");
+  EXPECT_EQ(self_contained("(?-mi:a)"), "(?-i:a)");
+  EXPECT_EQ(self_contained("(?s-m:a)"), "(?s:a)");
+  EXPECT_EQ(self_contained("(?-m:a)"), "(?:a)");
   for (const char* same : {"(?i)a", "(?m)a", "(?:a)", "(?P<n>a)", "\\\\A", "[[:alpha:]\\]]\\b"})
-    EXPECT_EQ(per_line(same), same) << same;
+    EXPECT_EQ(self_contained(same), same) << same;
 }
 
 TEST(RegexSyntax, escape_literal_matches_exactly_the_bytes_of_the_literal) {

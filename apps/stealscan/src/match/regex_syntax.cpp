@@ -2,6 +2,8 @@
 #include "match/regex_syntax.hpp"
 
 #include <cstring>
+#include <optional>
+#include <utility>
 
 namespace stealscan {
 namespace {
@@ -77,14 +79,41 @@ std::string escape_literal(std::string_view literal) {
   return out;
 }
 
-std::string enclosable(std::string_view r) {
+namespace {
+
+// (?on-off) or (?on-off: at r[i] == '(' (up to and including its ')' or ':'),
+// with 'm' taken out of the flags turned off; nullopt if r[i] starts no such
+// group (then it is copied as it is).
+std::optional<std::pair<std::string, std::size_t>> without_m_off(std::string_view r, std::size_t i) {
+  if (i + 2 >= r.size() || r[i + 1] != '?') return std::nullopt;
+  std::size_t j = i + 2;
+  while (j < r.size() && ((r[j] >= 'a' && r[j] <= 'z') || (r[j] >= 'A' && r[j] <= 'Z') || r[j] == '-')) ++j;
+  const std::string_view flags = r.substr(i + 2, j - i - 2);
+  const std::size_t dash = flags.find('-');
+  if (j >= r.size() || (r[j] != ')' && r[j] != ':') || dash == std::string_view::npos || dash != flags.rfind('-'))
+    return std::nullopt;
+  std::string kept(flags.substr(0, dash));
+  std::string off;
+  for (const char f : flags.substr(dash + 1))
+    if (f != 'm') off += f;
+  if (!off.empty()) kept += "-" + off;
+  std::string group;
+  if (r[j] == ':') group = "(?" + kept + ":";
+  else if (!kept.empty()) group = "(?" + kept + ")";  // else the group set nothing else: dropped
+  return std::make_pair(std::move(group), j + 1);
+}
+
+}  // namespace
+
+std::string self_contained(std::string_view r) {
   std::string out;
   out.reserve(r.size() + 2);
   bool in_class = false;
   for (std::size_t i = 0; i < r.size();) {
     const char c = r[i];
     if (c == '\\' && i + 1 < r.size()) {
-      if (!in_class && r[i + 1] == 'Q') {
+      const char e = r[i + 1];
+      if (!in_class && e == 'Q') {  // quoted up to \E, or to the end: then the \E is added
         const std::size_t q = r.find("\\E", i + 2);
         const std::size_t end = q == std::string_view::npos ? r.size() : q + 2;
         out.append(r.substr(i, end - i));
@@ -92,67 +121,25 @@ std::string enclosable(std::string_view r) {
         i = end;
         continue;
       }
-      out.append(r.substr(i, 2));  // an escape: its second byte is never special here
-      i += 2;
-      continue;
-    }
-    if (!in_class) {
-      out += c;
-      ++i;
-      if (c != '[') continue;
-      in_class = true;
-      if (i < r.size() && r[i] == '^') out += r[i++];
-      if (i < r.size() && r[i] == ']') out += r[i++];  // a leading ']' is a member
-      continue;
-    }
-    if (c == '[' && i + 1 < r.size() && r[i + 1] == ':') {
-      const std::size_t close = r.find(":]", i + 2);
-      if (close == std::string_view::npos) {
-        out += "\\[";  // a member, as RE2 reads it in this pattern alone
-        ++i;
-      } else {
-        out.append(r.substr(i, close + 2 - i));  // [:name:] (RE2 checks the name)
-        i = close + 2;
-      }
-      continue;
-    }
-    if (c == ']') in_class = false;
-    out += c;
-    ++i;
-  }
-  return out;
-}
-
-std::string per_line(std::string_view r) {
-  std::string out;
-  out.reserve(r.size());
-  bool in_class = false;
-  for (std::size_t i = 0; i < r.size();) {
-    const char c = r[i];
-    if (c == '\\' && i + 1 < r.size()) {
-      const char e = r[i + 1];
-      if (!in_class && e == 'Q') {  // quoted: nothing in it is an anchor
-        const std::size_t q = r.find("\\E", i + 2);
-        const std::size_t end = q == std::string_view::npos ? r.size() : q + 2;
-        out.append(r.substr(i, end - i));
-        i = end;
-        continue;
-      }
-      if (!in_class && (e == 'A' || e == 'z')) {
+      if (!in_class && (e == 'A' || e == 'z')) {  // the text's start and end: the line's
         out += e == 'A' ? '^' : '$';
         i += 2;
         continue;
       }
-      out.append(r.substr(i, 2));
+      out.append(r.substr(i, 2));  // any other escape: its second byte is never special here
       i += 2;
       continue;
     }
     if (in_class) {
-      if (c == '[' && i + 1 < r.size() && r[i + 1] == ':') {  // [:name:]: its ']' ends no class
+      if (c == '[' && i + 1 < r.size() && r[i + 1] == ':') {
         const std::size_t close = r.find(":]", i + 2);
-        const std::size_t end = close == std::string_view::npos ? i + 1 : close + 2;
-        out.append(r.substr(i, end - i));
-        i = end;
+        if (close == std::string_view::npos) {
+          out += "\\[";  // a member, as RE2 reads it in this pattern alone
+          ++i;
+        } else {
+          out.append(r.substr(i, close + 2 - i));  // [:name:] (RE2 checks the name)
+          i = close + 2;
+        }
         continue;
       }
       if (c == ']') in_class = false;
@@ -168,22 +155,10 @@ std::string per_line(std::string_view r) {
       if (i < r.size() && r[i] == ']') out += r[i++];  // a leading ']' is a member
       continue;
     }
-    if (c == '(' && i + 2 < r.size() && r[i + 1] == '?') {
-      // Flags, (?on-off) or (?on-off:re): 'm' is taken out of the flags turned off.
-      std::size_t j = i + 2;
-      while (j < r.size() && ((r[j] >= 'a' && r[j] <= 'z') || (r[j] >= 'A' && r[j] <= 'Z') || r[j] == '-')) ++j;
-      const std::string_view flags = r.substr(i + 2, j - i - 2);
-      if (j < r.size() && (r[j] == ')' || r[j] == ':') && !flags.empty() && flags.find('-') == flags.rfind('-') &&
-          flags.find('-') != std::string_view::npos) {
-        const std::size_t dash = flags.find('-');
-        std::string off;
-        for (const char f : flags.substr(dash + 1))
-          if (f != 'm') off += f;
-        std::string kept(flags.substr(0, dash));
-        if (!off.empty()) kept += "-" + off;
-        if (r[j] == ':') out += "(?" + kept + ":";
-        else if (!kept.empty()) out += "(?" + kept + ")";  // else the group set nothing else: dropped
-        i = j + 1;
+    if (c == '(') {
+      if (auto group = without_m_off(r, i)) {
+        out += group->first;
+        i = group->second;
         continue;
       }
     }
@@ -194,8 +169,7 @@ std::string per_line(std::string_view r) {
 }
 
 std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags) {
-  return with_match_flags(syntax == PatternSyntax::regex ? enclosable(per_line(pattern)) : escape_literal(pattern),
-                          flags);
+  return with_match_flags(syntax == PatternSyntax::regex ? self_contained(pattern) : escape_literal(pattern), flags);
 }
 
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags) {

@@ -3,13 +3,11 @@
 // and RE2 see one regex per pattern):
 //
 // - escape_literal(): a -F pattern as a regex that matches exactly its bytes;
-// - enclosable(): a regex whose text means the same when more text follows it
-//   (every pattern is compiled inside a group, and beside the others in one
-//   alternation);
-// - per_line(): the anchors of a text's start and end as those of a line (every
-//   line is searched alone, as in grep);
+// - self_contained(): a regex whose text means what the pattern means alone,
+//   on one line, wherever it is put (every pattern is compiled inside a group,
+//   beside the others in one alternation, over blocks of lines);
 // - with_match_flags(): -x (whole line) and -w (whole word) as regex wrappers;
-// - engine_regex(): the four above together, the text every engine compiles;
+// - engine_regex(): the three above together, the text every engine compiles;
 // - may_match_newline(): whether a regex could match a '\n'. Vectorscan searches
 //   a block of many lines and cannot be told "never match '\n'" (RE2 can:
 //   never_nl), so a hit of a pattern that might cross a line end is confirmed on
@@ -44,16 +42,24 @@ inline bool is_word_byte(unsigned char c) {
 // Every byte that is not [0-9A-Za-z_] or >= 0x80 is written as \xHH.
 std::string escape_literal(std::string_view literal);
 
-// `regex` rewritten so that no text after it changes what it means. RE2 reads
-// two constructs up to the end of the whole expression, not of the pattern:
-// - \Q without \E quotes everything after it: the \E is added;
-// - inside a class, '[' ':' opens a [:name:] if a ":]" comes anywhere later;
-//   where none comes within the pattern, RE2 reads the '[' as a member, and
-//   so it is written \[.
-// Alone, each pattern means the same before and after; inside the alternation
-// of several, a ":]" or a ")" of the next one would otherwise be read into it
-// (and the set refused, though every pattern is valid).
-std::string enclosable(std::string_view regex);
+// `regex` rewritten, in one pass, so that its text means what the pattern
+// means alone and on one line, wherever it is put:
+// - no text after it changes what it means. RE2 reads two constructs up to the
+//   end of the whole expression, not of the pattern: \Q without \E quotes
+//   everything after it, so the \E is added; inside a class, '[' ':' opens a
+//   [:name:] if a ":]" comes anywhere later, so where none comes within the
+//   pattern (RE2 then reads the '[' as a member) it is written \[. Inside the
+//   alternation of several patterns, a ":]" or a ")" of the next one would
+//   otherwise be read into it (and the set refused, though each is valid);
+// - the text anchors are line anchors: \A is ^, \z is $, and multi-line mode
+//   is never turned off ((?-m) and the m of (?i-m:...) are taken out). Each line
+//   is searched alone, as grep does; RE2 and Vectorscan would read them as the
+//   start and end of the text given to them, a block of lines whose borders
+//   depend on how a file is read (and the two engines disagreed on an empty
+//   block).
+// Outside classes and \Q..\E only; a pattern alone means the same before and
+// after.
+std::string self_contained(std::string_view regex);
 
 // What -w puts before a pattern: a line start or a byte that is no word byte
 // (which the match then includes: RE2 has no look-behind).
@@ -64,17 +70,8 @@ inline constexpr std::string_view kWordBefore = "(?:^|[^\\w\\n])";
 // written into the text (each engine has its own option for it).
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags);
 
-// `regex` with the text anchors turned into line anchors: \A is ^, \z is $,
-// and multi-line mode is never turned off ((?-m) and the m of (?i-m:...) are
-// taken out), so ^ and $ always mean a line's start and end. Each line is
-// searched alone, as grep does; RE2 and Vectorscan would read them as the
-// start and end of the text given to them, a block of lines whose borders
-// depend on how a file is read (and the two engines disagreed on an empty
-// block). Outside classes and \Q..\E only.
-std::string per_line(std::string_view regex);
-
-// What every engine compiles for `pattern`: escape_literal(), or per_line()
-// then enclosable(); then with_match_flags().
+// What every engine compiles for `pattern`: escape_literal() or
+// self_contained(), then with_match_flags().
 std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags);
 
 // The capture group of with_match_flags()'s result that holds the match: 1 with
