@@ -194,7 +194,7 @@ std::vector<std::size_t> lines_on_every_engine(const std::vector<std::string>& p
 }
 
 // -i folds ASCII letters only, as grep in the C locale: RE2 in Latin-1 mode
-// would also fold É with é (found by fuzz_match_engines; match/ascii_case.hpp).
+// would also fold É with é (found by fuzz_match_engines; match/re2_text.hpp).
 TEST(Engines, ignore_case_folds_ascii_letters_only_on_every_engine) {
   const MatchFlags i{true, false, false};
   // Lines: ÉTÉ, été, Été, éTé.
@@ -379,6 +379,28 @@ TEST(Engines, a_word_at_byte_one_after_a_word_at_the_line_start_is_found) {
       ASSERT_TRUE(second.has_value());
       EXPECT_EQ(second->begin, line.data() + 1);
     }
+  }
+}
+
+// RE2 20220601 (Debian 12) factors the common leading literal of an
+// alternation's branches into a literal that loses Latin-1 mode, so the two
+// UTF-8 patterns café1 and café2 ("caf\xc3\xa9" in common) found no line on
+// RE2, and -o printed nothing for lines Vectorscan had taken (found by
+// fuzz_match_engines; match/re2_text.hpp writes bytes >= 0x80 as repeats).
+TEST(Engines, patterns_that_share_a_leading_byte_above_0x7f_match_on_every_engine) {
+  // Lines at 0 "café1", 7 "café2", 14 "\x80b", 17 "cafe1".
+  const std::string block = "caf\xc3\xa9" "1\ncaf\xc3\xa9" "2\n\x80" "b\ncafe1";
+  const MatchFlags plain{}, i{true, false, false};
+  for (const MatchFlags& f : {plain, i}) {
+    EXPECT_EQ(lines_on_every_engine({"caf\xc3\xa9" "1", "caf\xc3\xa9" "2"}, PatternSyntax::literal, f, block),
+              (std::vector<std::size_t>{0, 7}));
+    EXPECT_EQ(lines_on_every_engine({"\xc3\xa9" "1|\xc3\xa9" "2"}, PatternSyntax::regex, f, block),
+              (std::vector<std::size_t>{0, 7}));
+    EXPECT_EQ(lines_on_every_engine({"[\\x80]a|[\\x80]b", "\\Q\x80\\Ea|\\x{80}c"}, PatternSyntax::regex, f, block),
+              (std::vector<std::size_t>{14}));
+    // Columns (-o, --json) come from RE2 on every engine.
+    const auto m = make_matcher({"\xc3\xa9" "1|\xc3\xa9" "2"}, PatternSyntax::regex, f);
+    EXPECT_EQ(test::engine_columns(*m, block, {0, 7}), (std::vector<test::Column>{{3, 3, 0}, {10, 3, 0}}));
   }
 }
 

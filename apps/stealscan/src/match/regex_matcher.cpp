@@ -5,14 +5,15 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "match/ascii_case.hpp"
+#include "match/re2_text.hpp"
 
 namespace stealscan {
 namespace {
 
-// RE2 folds Latin-1 letters under -i; the search folds ASCII only (ascii_case.hpp).
+// Through re2_text() (re2_text.hpp): ASCII-only folding, and RE2 20220601's
+// Latin-1 alternation bug kept away.
 std::unique_ptr<RE2> compile(const std::string& text, const std::string& shown, const RE2::Options& o) {
-  auto re = std::make_unique<RE2>(ascii_case_only(text, !o.case_sensitive()), o);
+  auto re = std::make_unique<RE2>(re2_text(text, !o.case_sensitive()), o);
   if (!re->ok()) {
     // RE2 names the offending part (error_arg); say where it starts.
     std::string where;

@@ -1,6 +1,6 @@
-// ascii_case.cpp: ascii_case_only() (ascii_case.hpp). The syntax followed is
+// re2_text.cpp: re2_text() (re2_text.hpp). The syntax followed is
 // RE2's (re2/re2.h, "Syntax"), read over Latin-1: one byte, one character.
-#include "match/ascii_case.hpp"
+#include "match/re2_text.hpp"
 
 #include <algorithm>
 #include <bitset>
@@ -42,12 +42,6 @@ void append_byte(std::string& out, unsigned v) {
   out += kHex[v & 15];
 }
 
-// A Latin-1 letter where folding is on: itself, and only itself.
-void append_unfolded(std::string& out, unsigned v) {
-  out += "(?-i:";
-  append_byte(out, v);
-  out += ')';
-}
 
 ByteSet byte_ranges(std::initializer_list<std::pair<unsigned, unsigned>> ranges) {
   ByteSet s;
@@ -65,6 +59,20 @@ const ByteSet kWord = kDigit | kUpper | kLower | byte_ranges({{'_', '_'}});
 const ByteSet kLatin1Letters = byte_ranges({{0xC0, 0xD6}, {0xD8, 0xF6}, {0xF8, 0xFE}});
 
 bool is_latin1_letter(unsigned v) { return v < 256 && kLatin1Letters[v]; }
+
+// A byte >= 0x80 outside a class: (?:\xHH{1}), and where folding is on and
+// it is a Latin-1 letter, (?-i:\xHH{1}) (itself and only itself). The {1}:
+// RE2 20220601 (Debian 12) factors the common leading literal of an
+// alternation's branches (a|b of "\xe9a" and "\xe9b") into a literal that
+// loses Latin-1 mode, so its bytes >= 0x80 are looked for as UTF-8 and the
+// alternation never matches ("caf\xc3\xa91|caf\xc3\xa92", two UTF-8
+// patterns café1 and café2, found nothing); a repeat is not a literal and is
+// not factored.
+void append_high(std::string& out, unsigned v, bool fold) {
+  out += fold && is_latin1_letter(v) ? "(?-i:" : "(?:";
+  append_byte(out, v);
+  out += "{1})";
+}
 
 // RE2's POSIX classes ([:name:] inside a class), ASCII only.
 std::optional<ByteSet> posix_class(std::string_view name) {
@@ -174,7 +182,7 @@ struct ClassSet {
   bool negated;
 };
 
-std::optional<ClassSet> folded_class(std::string_view r, std::size_t i, std::size_t end) {
+std::optional<ClassSet> class_members(std::string_view r, std::size_t i, std::size_t end, bool fold) {
   ClassSet c{{}, false};
   std::size_t j = i + 1;
   if (j < end && r[j] == '^') {
@@ -222,8 +230,16 @@ std::optional<ClassSet> folded_class(std::string_view r, std::size_t i, std::siz
     }
     add_range(c.members, lo->value, hi);
   }
-  c.members = ascii_fold(c.members);
+  if (fold) c.members = ascii_fold(c.members);
   return c;
+}
+
+// The class's one member, if it has exactly one.
+std::optional<unsigned> only_member(const ByteSet& s) {
+  if (s.count() != 1) return std::nullopt;
+  for (unsigned v = 0; v < 256; ++v)
+    if (s[v]) return v;
+  return std::nullopt;
 }
 
 void append_class(std::string& out, const ClassSet& c) {
@@ -246,12 +262,12 @@ void append_class(std::string& out, const ClassSet& c) {
   out += "])";
 }
 
-// Whether anything in `r` could stand for a Latin-1 letter: a byte of one,
-// or an escape that may give one (\x.., octal). Most patterns have none.
-bool may_name_latin1_letter(std::string_view r) {
+// Whether anything in `r` could stand for a byte >= 0x80: one itself, or an
+// escape that may give one (\x.., octal). Most patterns have none.
+bool may_name_high_byte(std::string_view r) {
   for (std::size_t i = 0; i < r.size(); ++i) {
     const auto c = static_cast<unsigned char>(r[i]);
-    if (is_latin1_letter(c)) return true;
+    if (c >= 0x80) return true;
     if (c == '\\' && i + 1 < r.size() && (r[i + 1] == 'x' || is_octal(r[i + 1]))) return true;
   }
   return false;
@@ -259,8 +275,8 @@ bool may_name_latin1_letter(std::string_view r) {
 
 }  // namespace
 
-std::string ascii_case_only(std::string_view r, bool ignore_case) {
-  if (!may_name_latin1_letter(r)) return std::string(r);
+std::string re2_text(std::string_view r, bool ignore_case) {
+  if (!may_name_high_byte(r)) return std::string(r);
   std::string out;
   out.reserve(r.size() + 32);
   bool fold = ignore_case;
@@ -274,7 +290,7 @@ std::string ascii_case_only(std::string_view r, bool ignore_case) {
         const std::size_t stop = q == std::string_view::npos ? r.size() : q;
         for (std::size_t k = i + 2; k < stop; ++k) {
           const auto b = static_cast<unsigned char>(r[k]);
-          if (fold && is_latin1_letter(b)) append_unfolded(out, b);
+          if (b >= 0x80) append_high(out, b, fold);
           else if (is_word_byte(b)) out += static_cast<char>(b);
           else append_byte(out, b);
         }
@@ -294,7 +310,7 @@ std::string ascii_case_only(std::string_view r, bool ignore_case) {
       }
       const std::optional<Escaped> b = byte_escape(r, i);
       const std::size_t len = b ? b->length : 2;
-      if (b && fold && is_latin1_letter(b->value)) append_unfolded(out, b->value);
+      if (b && b->value >= 0x80) append_high(out, b->value, fold);
       else out.append(r.substr(i, len));
       i += len;
       continue;
@@ -305,8 +321,11 @@ std::string ascii_case_only(std::string_view r, bool ignore_case) {
         out.append(r.substr(i));
         break;
       }
-      const std::optional<ClassSet> set = fold ? folded_class(r, i, *end) : std::nullopt;
-      if (set && (set->members & kLatin1Letters).any()) append_class(out, *set);
+      const std::optional<ClassSet> set = class_members(r, i, *end, fold);
+      if (const std::optional<unsigned> one = set && !set->negated ? only_member(set->members) : std::nullopt;
+          one && *one >= 0x80)
+        append_high(out, *one, fold);  // RE2 reads a one-byte class as that byte's literal
+      else if (set && fold && (set->members & kLatin1Letters).any()) append_class(out, *set);
       else out.append(r.substr(i, *end - i));
       i = *end;
       continue;
@@ -348,7 +367,7 @@ std::string ascii_case_only(std::string_view r, bool ignore_case) {
       ++i;
       continue;
     }
-    if (fold && is_latin1_letter(c)) append_unfolded(out, c);
+    if (c >= 0x80) append_high(out, c, fold);
     else out += static_cast<char>(c);
     ++i;
   }
