@@ -42,7 +42,6 @@ void append_byte(std::string& out, unsigned v) {
   out += kHex[v & 15];
 }
 
-
 ByteSet byte_ranges(std::initializer_list<std::pair<unsigned, unsigned>> ranges) {
   ByteSet s;
   for (const auto& [lo, hi] : ranges) add_range(s, lo, hi);
