@@ -34,7 +34,7 @@ LineSpan line_around(std::string_view text, std::size_t at) {
 struct LineCollector {
   std::string_view text;
   std::size_t base = 0;   // where the piece being scanned starts in `text`
-  std::size_t limit = 0;  // its length: a hit ending after it is in scan_tail()'s padding
+  std::size_t limit = 0;  // its length: a hit ending after it is in the padding (find_keywords())
   const std::vector<std::string>& keywords;
   std::vector<std::vector<LineSpan>>& lines;
   LineSpan current{1, 0};  // none yet
@@ -137,8 +137,17 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
         lines.add(k, at);
     return;
   }
-  // hs_scan takes an unsigned length: a text over 4 GiB goes in pieces that
-  // overlap by the longest keyword less one byte, so no keyword is cut.
+  // Vectorscan 5.4.9 misses some matches that end in the last 32 bytes of the
+  // data (a one-byte keyword that begins another one, x beside xy, in about 80%
+  // of the alignments; found by fuzz_keyword_filter) and finds them all with 32
+  // bytes or more after them in the same buffer. So the text's end is scanned
+  // again below from a copy with kTail bytes of padding after it, and pieces
+  // overlap by kTail bytes more than a keyword needs.
+  constexpr std::size_t kTail = 64;
+  // hs_scan takes an unsigned length: a long text goes in pieces of 1 GiB that
+  // overlap by the longest keyword less one byte, so no keyword is cut, and by
+  // kTail: a keyword that ends in a piece's last kTail bytes lies whole in the
+  // next one, and not at its end.
   constexpr std::size_t kPiece = std::size_t{1} << 30;
   std::size_t at = 0;
   do {
@@ -148,15 +157,10 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
     if (hs_scan(db_, text.data() + at, static_cast<unsigned>(n), 0, s.hs_, &on_keyword, &lines) != HS_SUCCESS)
       throw std::runtime_error("keyword scan failed");
     if (at + n >= text.size()) break;
-    at += n - std::min(n, longest_ - 1);
+    at += n - std::min(n, longest_ - 1 + kTail);
   } while (true);
-  // Vectorscan 5.4.9 misses some matches that end in the last 32 bytes of the
-  // data (a one-byte keyword that begins another one, x beside xy, in about 80%
-  // of the alignments; found by fuzz_keyword_filter) and finds them all with 32
-  // bytes or more after them in the same buffer. So the text's end is scanned
-  // again from a copy with padding after it (no keyword is anchored: any
-  // start will do, as long as a keyword that ends in the last kTail bytes fits).
-  constexpr std::size_t kTail = 64;
+  // The text's end again (no keyword is anchored: any start will do, as long
+  // as a keyword that ends in the last kTail bytes fits).
   const std::size_t from = text.size() - std::min(text.size(), kTail + longest_);
   s.tail_.assign(text.substr(from));
   s.tail_.append(kTail, '\n');
