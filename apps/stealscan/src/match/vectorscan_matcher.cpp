@@ -252,35 +252,35 @@ void VectorscanMatcher::scan(const char* text, std::size_t size, Scan& s) const 
 // pattern like ^x beside any other (in about 10%). With 32 bytes or more after
 // the match in the same buffer it finds them all (a second buffer of a
 // vectored scan does not help). So the lines that reach into the block's last
-// kTail bytes are scanned again from a copy followed by kTail '\n' bytes; what
-// that finds is added to the first scan's lines (a line found twice is kept
-// once). A copy longer than kMaxCopy (a very long last line) is not made: its
-// lines are searched by the exact engine instead, so memory stays bounded.
-void VectorscanMatcher::scan_tail(const char* text, std::size_t size, Scan& s) const {
-  constexpr std::size_t kTail = 64;
-  constexpr std::size_t kMaxCopy = std::size_t{1} << 20;
-  std::size_t from = size > kTail ? size - kTail : 0;
-  const auto* nl = from == 0 ? nullptr : static_cast<const char*>(memrchr(text, '\n', from));
-  from = nl == nullptr ? 0 : static_cast<std::size_t>(nl - text) + 1;  // the line start
+// kTail bytes, from tail_start() on, are scanned again from a copy followed by
+// kTail '\n' bytes; what that finds is added to the first scan's lines (a
+// line found twice is kept once). A copy longer than kMaxCopy (a very long
+// last line) is not made: its lines are searched by the exact engine instead,
+// so memory stays bounded.
+namespace {
+constexpr std::size_t kTail = 64;
+constexpr std::size_t kMaxCopy = std::size_t{1} << 20;
+
+// The start of the line that holds the block's byte size - kTail (0 if none).
+std::size_t tail_start(const char* text, std::size_t size) {
+  if (size <= kTail) return 0;
+  const auto* nl = static_cast<const char*>(memrchr(text, '\n', size - kTail));
+  return nl == nullptr ? 0 : static_cast<std::size_t>(nl - text) + 1;
+}
+}  // namespace
+
+void VectorscanMatcher::scan_tail(const char* text, std::size_t size, std::size_t from, Scan& s) const {
   std::vector<std::size_t>& out = *s.out;
   s.sorted = false;
-  if (size - from > kMaxCopy) {
-    for (std::size_t line = from; line < size;) {
-      const auto* line_nl = static_cast<const char*>(std::memchr(text + line, '\n', size - line));
-      const std::size_t line_end = line_nl == nullptr ? size : static_cast<std::size_t>(line_nl - text);
-      if (columns_->find(text, text + line, text + line_end)) {
-        out.push_back(line);
-        if (s.first_only) return;
-      }
-      line = line_end + 1;
-    }
-    return;
-  }
-  tail_.assign(text + from, size - from);
-  tail_.append(kTail, '\n');
   std::vector<std::size_t> found;
-  Scan t{this, tail_.data(), size - from, &found, s.first_only};
-  scan(tail_.data(), tail_.size(), t);
+  if (size - from > kMaxCopy) {
+    columns_->Matcher::matching_lines(text + from, text + size, found, s.first_only);
+  } else {
+    tail_.assign(text + from, size - from);
+    tail_.append(kTail, '\n');
+    Scan t{this, tail_.data(), size - from, &found, s.first_only};
+    scan(tail_.data(), tail_.size(), t);
+  }
   for (const std::size_t line : found) out.push_back(from + line);
 }
 
@@ -310,8 +310,11 @@ void VectorscanMatcher::matching_lines(const char* text, const char* end, std::v
   while (scanned > 0 && text[scanned - 1] == '\n') --scanned;
   Scan s{this, text, scanned, &out, first_only};
   if (db_->hs != nullptr && scanned > 0) {
-    scan(text, scanned, s);
-    if (!(first_only && !out.empty())) scan_tail(text, scanned, s);
+    // A block that is all tail (a small file) is scanned from the padded copy
+    // alone: the first scan would find nothing the copy does not.
+    const std::size_t from = tail_start(text, scanned);
+    if (from > 0 || scanned > kMaxCopy) scan(text, scanned, s);
+    if (!(first_only && !out.empty())) scan_tail(text, scanned, from, s);
     if (first_only && !out.empty()) return;
   }
   if (empty_line_matches_ && (scanned < size || size == 0)) {

@@ -78,7 +78,7 @@ class VectorscanMatcher final : public Matcher {
   struct Scan;
   static int on_match(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* context);
   void scan(const char* text, std::size_t size, Scan& s) const;       // one hs_scan
-  void scan_tail(const char* text, std::size_t size, Scan& s) const;  // the last lines again, padded
+  void scan_tail(const char* text, std::size_t size, std::size_t from, Scan& s) const;  // lines from `from`, padded
 
   // Frees a scratch when the matcher is destroyed, and when its constructor
   // throws after allocating one (a pattern set RE2 refuses as a whole).
