@@ -149,8 +149,10 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
   // kTail: a keyword that ends in a piece's last kTail bytes lies whole in the
   // next one, and not at its end.
   constexpr std::size_t kPiece = std::size_t{1} << 30;
-  std::size_t at = 0;
-  do {
+  const std::size_t from = text.size() - std::min(text.size(), kTail + longest_);
+  // A text no longer than the re-scanned end (a small file) is scanned from
+  // the padded copy alone: the first scan would find nothing the copy does not.
+  for (std::size_t at = 0; from > 0;) {
     const std::size_t n = std::min(kPiece, text.size() - at);
     lines.base = at;
     lines.limit = n;
@@ -158,10 +160,9 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
       throw std::runtime_error("keyword scan failed");
     if (at + n >= text.size()) break;
     at += n - std::min(n, longest_ - 1 + kTail);
-  } while (true);
-  // The text's end again (no keyword is anchored: any start will do, as long
-  // as a keyword that ends in the last kTail bytes fits).
-  const std::size_t from = text.size() - std::min(text.size(), kTail + longest_);
+  }
+  // The text's end again, from `from` (no keyword is anchored: any start will
+  // do, as long as a keyword that ends in the last kTail bytes fits).
   s.tail_.assign(text.substr(from));
   s.tail_.append(kTail, '\n');
   lines.base = from;
