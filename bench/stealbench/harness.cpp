@@ -63,7 +63,9 @@ const Row* Suite::best_peer(const std::string& workload, std::size_t workers) co
 }
 
 bool Config::wants(const std::string& suite, const Row& row) const {
-  return only.empty() || row_key(suite, row).find(only) != std::string::npos;
+  if (only.empty()) return true;
+  const std::string key = row_key(suite, row);
+  return std::any_of(only.begin(), only.end(), [&](const std::string& o) { return key.find(o) != std::string::npos; });
 }
 
 long SuiteBuilder::add(Row row) {

@@ -89,11 +89,13 @@ struct Config {
   int reps = 0;                      // 0: each suite's own default
   bool quick = false;                // small sizes, 1 rep: a smoke test
   bool full = false;                 // the sizes of the fork-join and loop issues' tables
-  std::string only;                  // keep the rows whose key contains this
+  std::vector<std::string> only;     // keep the rows whose key contains any of these
   std::vector<int> fib{32};          // fib(n) workloads
 
   // Whether a row of `suite` with these key parts is wanted.
   bool wants(const std::string& suite, const Row& row) const;
+  // Whether --only asked for the trace alone (`--only trace`).
+  bool only_trace() const { return only.size() == 1 && only[0] == "trace"; }
   int reps_or(int suite_default) const { return quick ? 1 : (reps > 0 ? reps : suite_default); }
 };
 

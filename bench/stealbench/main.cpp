@@ -9,7 +9,8 @@
 //   --reps     repetitions per row (default: each suite's own, 3 to 7)
 //   --only     keep the rows whose key "suite/workload/runtime[/variant][/workers]"
 //              contains SUBSTR, e.g. forkjoin, uts_t3, oneTBB, stealpool/join/2;
-//              a workload keeps its serial row whenever another of its rows is kept
+//              a workload keeps its serial row whenever another of its rows is kept;
+//              given more than once, a row is kept if its key contains any of them
 //   --quick    small sizes and one rep: a smoke test (results still checked)
 //   --full     the sizes of the fork-join and loop issues' tables (fib 30 and 35,
 //              loops of about 500 ms serial)
@@ -84,7 +85,7 @@ Options parse(int argc, char** argv) {
     } else if (a == "--reps") {
       o.config.reps = static_cast<int>(positive_arg("--reps", option_value(argc, argv, i, "--reps"), 1000));
     } else if (a == "--only") {
-      o.config.only = option_value(argc, argv, i, "--only");
+      o.config.only.push_back(option_value(argc, argv, i, "--only"));
     } else if (a == "--quick") {
       o.config.quick = true;
     } else if (a == "--full") {
@@ -129,10 +130,18 @@ Suite build(const std::string& name, const Config& c) {
   return builders.at(name)(c);
 }
 
-// --only naming another suite exactly (or "trace"): this one need not even be built.
+// Every --only naming another suite exactly (or "trace"): this one need not even be built.
 bool excluded(const std::string& suite, const Config& c) {
   const auto& names = suite_names();
-  return c.only != suite && (c.only == "trace" || std::find(names.begin(), names.end(), c.only) != names.end());
+  return !c.only.empty() && std::all_of(c.only.begin(), c.only.end(), [&](const std::string& o) {
+    return o != suite && (o == "trace" || std::find(names.begin(), names.end(), o) != names.end());
+  });
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "'" : ", '") + x + "'";
+  return s;
 }
 
 }  // namespace
@@ -185,10 +194,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "stealbench: %s\n", e.what());
       return 2;
     }
-    if (o.config.only == "trace") return 0;
+    if (o.config.only_trace()) return 0;
   }
   if (done.empty()) {
-    std::fprintf(stderr, "stealbench: --only '%s' matches no row (try --list)\n", o.config.only.c_str());
+    std::fprintf(stderr, "stealbench: --only %s matches no row (try --list)\n", joined(o.config.only).c_str());
     return 2;
   }
   print_summary(done);

@@ -140,7 +140,9 @@ void write_json(const std::string& path, const Machine& m, const Config& c, cons
   out << "  \"config\": {\"workers\": [";
   for (std::size_t i = 0; i < c.workers.size(); ++i) out << (i ? ", " : "") << c.workers[i];
   out << "], \"quick\": " << (c.quick ? "true" : "false") << ", \"full\": " << (c.full ? "true" : "false")
-      << ", \"only\": " << json_string(c.only) << "},\n  \"suites\": [";
+      << ", \"only\": [";
+  for (std::size_t i = 0; i < c.only.size(); ++i) out << (i ? ", " : "") << json_string(c.only[i]);
+  out << "]},\n  \"suites\": [";
   for (std::size_t si = 0; si < suites.size(); ++si) {
     const Suite& s = suites[si];
     out << (si ? "," : "") << "\n    {\"name\": " << json_string(s.name) << ", \"title\": " << json_string(s.title)
