@@ -20,6 +20,8 @@
 //                         thief took 0: [SD-reuse], onto slot 0), pops twice,
 //                         pushes 3 and pops twice, over slots a slow thief
 //                         (three steals) may be reading
+//   (e) publish_all       owner pushes 0 1 2 and publishes all of them unasked,
+//                         then pops 3 times; a thief steals 3 times from the start
 // Every item carries a check word: a read of an unwritten or torn slot (Item{0,0},
 // or half of another item) is a failure, not just a wrong count; a stale read of a
 // reused slot shows as an item taken twice. Every item must be taken exactly once
@@ -38,7 +40,7 @@
 // that breaks one synchronising pair, so no copy of the algorithm exists here:
 //   pop fence weakened     [SD-pop-fence] seq_cst -> acq_rel    run on reclaim x1
 //   steal fence weakened   [SD-steal-fence] seq_cst -> acq_rel  run on reclaim x2
-//   publish relaxed        [SD-publish] release -> relaxed      run on (a) and (c)
+//   publish relaxed        [SD-publish] release -> relaxed      run on (a), (c) and (e)
 //   release stores relaxed [SD-publish] + [SLOT-publish]        run on (c) and (d)
 //   CAS split              [SD-claim] CAS -> load, then store   run on (b) last item x1, x2
 // Also reported when tried by hand: pop fence weakened on reclaim x2, (c), (d);
@@ -280,6 +282,31 @@ struct Reclaim : DequeTest<Reclaim<Sync, Thieves, StealsEach>, 1 + Thieves, 4, S
   }
 };
 
+// (e) publish_all: the owner pushes 0 (published) 1 2 and makes all of them
+// public unasked, then pops 3 times, while one thief steals 3 times from the
+// start. Items pushed privately reach the thief only through publish_all's
+// [SD-publish] release (or a publish on the thief's request).
+template <class Sync>
+struct PublishAll : DequeTest<PublishAll<Sync>, 2, 3, Sync> {
+  static inline unsigned long hits = 0;  // executions where the thief took 1 or 2
+  PublishAll() : DequeTest<PublishAll<Sync>, 2, 3, Sync>(4) {}
+  void thread(unsigned index) {
+    if (index == 0) {
+      RL_ASSERT(this->push(0) == PushResult::published);
+      RL_ASSERT(this->push(1) != PushResult::full);
+      RL_ASSERT(this->push(2) != PushResult::full);
+      (void)this->deque.publish_all();
+      for (int i = 0; i < 3; ++i) this->pop();
+    } else {
+      for (int i = 0; i < 3; ++i) (void)this->steal(1);
+    }
+  }
+  void after() {
+    DequeTest<PublishAll<Sync>, 2, 3, Sync>::after();
+    hits += this->taken[1][1] + this->taken[1][2] > 0 ? 1 : 0;
+  }
+};
+
 // (c) request/publish: the owner pushes 0 1 2 (0 public) and lets the thief go;
 // the thief steals until it finds nothing public (so it asks) and says so with
 // release; the owner's next push must see the request and publish the older half
@@ -372,6 +399,8 @@ int main(int argc, char** argv) {
   ok &= covered("(a thief took item 2)", Reclaim<RelacySync, 2, 1>::hits);
   run.check<RequestPublish<RelacySync>>("split_deque (c) request, publish, steal");
   ok &= covered("(the thief took a published-on-request item)", RequestPublish<RelacySync>::hits);
+  run.check<PublishAll<RelacySync>>("split_deque (e) publish_all vs 1 thief x3");
+  ok &= covered("(the thief took an item published unasked)", PublishAll<RelacySync>::hits);
   run.check<SlotReuse<RelacySync>>("split_deque (d) slot reuse at capacity 2");
   ok &= covered("(push 2 reused slot 0)", SlotReuse<RelacySync>::hits);
 
@@ -380,6 +409,7 @@ int main(int argc, char** argv) {
   run.mutant<PushPopSteal<PublishRelaxedSync>>("MUTANT (a) [SD-publish] release->relaxed");
   run.mutant<RequestPublish<PublishRelaxedSync>>("MUTANT (c) [SD-publish] release->relaxed");
   run.mutant<RequestPublish<RelaxedReleaseSync>>("MUTANT (c) release stores -> relaxed");
+  run.mutant<PublishAll<PublishRelaxedSync>>("MUTANT (e) [SD-publish] release->relaxed");
   run.mutant<SlotReuse<RelaxedReleaseSync>>("MUTANT (d) release stores -> relaxed");
   run.mutant<LastItem<SplitCasSync, 1>>("MUTANT (b) CAS split, 1 thief");
   run.mutant<LastItem<SplitCasSync, 2>>("MUTANT (b) CAS split, 2 thieves");

@@ -384,4 +384,46 @@ TEST(ParallelForWhere, ManyOutsideThreadsLoopOnOnePoolAtOnce) {
   sptest::loop_from_threads(sptest::loop_pool(2), static_cast<int>(sptest::scaled(50'000, 5'000)), 1);
 }
 
+// Every part of a loop can start while the others run. W indices, grain 1, on
+// W workers: each body waits until all W have started. Before leaves published
+// what their worker had pushed, a part pushed below the top of the join tree
+// stayed private to a worker busy with its own part, and these loops ran at
+// most a few parts at once (on 16 cores: 5-7x instead of 15x for heavy loops).
+// A body gives up after 20 s, so that the test fails instead of hanging.
+class ParallelForParts : public ::testing::TestWithParam<LoopParam> {};
+
+TEST_P(ParallelForParts, EveryPartStartsWhileTheOthersRun) {
+  const auto [workers, part] = GetParam();
+  sptest::Watchdog dog("ParallelForParts.EveryPartStartsWhileTheOthersRun");
+  sp::ThreadPool& pool = sptest::loop_pool(workers);
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<std::size_t> started{0};
+    std::atomic<bool> gave_up{false};
+    std::atomic<std::size_t> started_then{0};  // when a body gave up
+    auto body = [&](std::size_t) {
+      started.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (started.load() < workers && !gave_up.load()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          started_then = started.load();
+          gave_up = true;
+        }
+        std::this_thread::yield();
+      }
+    };
+    // From a worker: the caller's inline probe would run index 0 alone first.
+    pool.run([&] {
+      sptest::with_partitioner(part, [&](auto p) {
+        sp::parallel_for(pool, std::size_t{0}, workers, std::size_t{1}, body, p);
+        return 0;
+      });
+    });
+    ASSERT_FALSE(gave_up.load()) << "round " << round << ": only " << started_then.load() << " of " << workers
+                                 << " parts started within 20 s";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TwoToEightWorkers, ParallelForParts, ::testing::ValuesIn(sptest::loop_params({2, 4, 8})),
+                         loop_param_name);
+
 }  // namespace

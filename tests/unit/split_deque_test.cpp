@@ -140,6 +140,17 @@ TEST(SplitDeque, PublishRequestedAfterAPopPublishesTheOlderHalfOfWhatIsLeft) {
   EXPECT_FALSE(q.pop().has_value());
 }
 
+TEST(SplitDeque, PublishAllMakesEveryPrivateItemStealableUnasked) {
+  sp::SplitDeque<int> q;
+  EXPECT_EQ(q.publish_all(), PushResult::kept_private);  // empty
+  push_one_public_and_n_private(q, 3);                   // 0 public; 1..3 private
+  EXPECT_EQ(q.publish_all(), PushResult::published) << "no thief asked";
+  EXPECT_EQ(q.publish_all(), PushResult::kept_private) << "nothing private left";
+  EXPECT_EQ(q.pop(), 3) << "the owner still takes the newest back";
+  EXPECT_EQ(steal_all(q), (std::vector<int>{0, 1, 2})) << "the rest, oldest first";
+  EXPECT_FALSE(q.pop().has_value());
+}
+
 TEST(SplitDeque, PublishRequestedDoesNothingWithoutARequestOrWithoutPrivateItems) {
   sp::SplitDeque<int> q;
   EXPECT_EQ(q.publish_requested(), PushResult::kept_private);  // empty, nobody asked

@@ -110,10 +110,15 @@ inline std::uint64_t auto_grain(std::uint64_t n, std::size_t workers) {
 }
 
 // Calls part(i) for i in [lo, hi) through a tree of joins: the first part runs
-// here, the others are pushed for idle workers to steal.
+// here, the others are pushed for idle workers to steal. A part runs long
+// without touching the deque, so before it runs, the subtrees this worker pushed
+// on the way down are made public and sleepers woken for them: left private,
+// they would wait for a thief's request that the owner answers only after its
+// part (16 workers, static partitioner: 5.5x instead of 15.4x).
 template <class Part>
 void fork_parts(Part& part, std::size_t lo, std::size_t hi) {
   if (hi - lo == 1) {
+    PoolWorker::current()->publish_all();
     part(lo);
     return;
   }
@@ -181,9 +186,11 @@ void stealing_round(const ChunkRef& chunk, std::uint32_t n, std::uint32_t grain,
 inline constexpr std::size_t kAdaptiveSplitsPerWorker = 16;
 
 // Rayon-style adaptive splitting over offsets [lo, hi). Needs join(): on a worker.
+// A leaf publishes what this worker pushed on the way down, as fork_parts does.
 inline void adaptive_split(const ChunkRef& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, std::size_t splits,
                     std::size_t workers, LoopControl& ctl) {
   if (hi - lo <= grain || splits == 0) {
+    if (workers > 1) PoolWorker::current()->publish_all();
     chunk.run_serial(lo, hi, grain, ctl);
     return;
   }

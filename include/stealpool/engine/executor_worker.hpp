@@ -191,6 +191,16 @@ class ExecutorWorker {
     return true;
   }
 
+  // Makes every job of this worker's deque stealable and wakes as many sleepers
+  // (the split deque's publish_all()): for a job about to run long without
+  // pushing or popping, such as a loop's part, whose private siblings would
+  // otherwise wait for it to finish.
+  void publish_all() noexcept
+    requires kSplit
+  {
+    if (deque_->publish_all() == PushResult::published) wake_for_published();
+  }
+
   // Pushes onto the injector: for when the own deque is full.
   void push_global(Stored item) {
     ctx_.counted([&] { shared_.injector.push(item); });

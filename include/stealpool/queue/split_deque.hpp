@@ -11,7 +11,7 @@
 //       from here       as on a plain array
 //
 // Who may call what:
-//   push, pop, publish_requested,
+//   push, pop, publish_requested, publish_all,
 //   capacity, size_hint,
 //   public_size_hint              the owner thread only
 //   steal                         any thread
@@ -34,8 +34,10 @@
 // The price: an item stays private, unstealable, until the owner next pushes or
 // pops after a thief asked. Code that pushes and then computes for a long time
 // without touching the deque delays thieves by that long (it never loses work;
-// the owner runs the item itself). push() reports when it published, so that the
-// caller can wake sleeping workers (the sleep protocol's producer side).
+// the owner runs the item itself). Code that knows it is about to do so (a
+// loop's part, after the joins that handed out the other parts) calls
+// publish_all() first. push() and the publishes report when they published, so
+// that the caller can wake sleeping workers (the sleep protocol's producer side).
 //
 // Capacity is fixed (no growth: growing under thieves needs retired buffers, and
 // fork-join depth is small); push() returns PushResult::full instead, and the
@@ -129,6 +131,11 @@ class SplitDeque {
   PushResult publish_requested() noexcept {
     return head_ > split_ && requested() ? publish_half() : PushResult::kept_private;
   }
+
+  // Owner only: makes every private item public, asked for or not. For an owner
+  // about to run for long without touching the deque, whose private items would
+  // otherwise wait for it. The same step as a publish on request, to the head.
+  PushResult publish_all() noexcept { return head_ > split_ ? publish_to(head_) : PushResult::kept_private; }
 
   // Any thread. Takes the oldest public item. `empty` also when the owner holds
   // private items; the thief then asks the owner to publish some.
