@@ -127,6 +127,29 @@ bool wait_until(Pred pred, std::chrono::milliseconds limit = std::chrono::second
   }
 }
 
+// N jobs that must all be running at once: each calls arrive_and_wait(), which
+// returns when all N have arrived, or after `limit`, when every job gives up
+// (so that a failing test ends instead of hanging). For tests that each of N
+// long jobs can start while the others run.
+class StartTogether {
+ public:
+  explicit StartTogether(std::size_t n, std::chrono::milliseconds limit = std::chrono::seconds(20))
+      : n_(n), limit_(limit) {}
+  void arrive_and_wait() {
+    arrived_.fetch_add(1);
+    if (!wait_until([&] { return arrived_.load() >= n_ || gave_up_.load(); }, limit_) && !gave_up_.exchange(true))
+      arrived_at_give_up_ = arrived_.load();
+  }
+  bool gave_up() const { return gave_up_.load(); }
+  std::size_t arrived_at_give_up() const { return arrived_at_give_up_.load(); }
+
+ private:
+  std::size_t n_;
+  std::chrono::milliseconds limit_;
+  std::atomic<std::size_t> arrived_{0}, arrived_at_give_up_{0};
+  std::atomic<bool> gave_up_{false};
+};
+
 // Busy-waits for about `d` (a fine-grained pause; sleep_for rounds up to tens of
 // microseconds).
 inline void busy_pause(std::chrono::nanoseconds d) {

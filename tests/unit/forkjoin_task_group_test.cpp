@@ -340,6 +340,36 @@ TEST(ForkJoinTaskGroup, ATaskCancellingItsGroupSkipsTheRest) {
   EXPECT_EQ(later_ran.load(), 0);
 }
 
+// A group's tasks spawned on a worker while its siblings sleep all start once
+// it waits: each of W tasks waits until all W have started. Before wait()
+// published them, only the first push was public, a sleeper never asks for
+// private work, and 2 or 3 ran at once, on 4 or 8 workers alike.
+TEST(ForkJoinTaskGroup, TasksSpawnedWhileSiblingsSleepAllStartAtOnce) {
+  sptest::Watchdog dog("ForkJoinTaskGroup.SiblingsSleep");
+  for (std::size_t workers : {4, 8}) {
+    sp::ThreadPool pool(unpinned(workers));
+    for (int round = 0; round < 5; ++round) {
+      // Asleep for longer than the timed parks last (200 us doubling 6 times,
+      // 25 ms): parked with no timeout, so none wakes by itself meanwhile. (A
+      // sibling that does, and asks while the spawner runs a task, is served
+      // after it: forkjoin/README.md, "Long tasks: when pushed work becomes stealable".)
+      ASSERT_TRUE(sptest::wait_until([&] {
+        if (pool.shared().sleep.sleeping_hint() != workers) return false;
+        std::this_thread::sleep_for(100ms);
+        return pool.shared().sleep.sleeping_hint() == workers;
+      })) << "the pool never fell asleep";
+      sptest::StartTogether tasks(workers);
+      pool.run([&] {  // wakes one worker: the others sleep through the spawns
+        sp::TaskGroup tg;
+        for (std::size_t i = 0; i < workers; ++i) tg.spawn([&] { tasks.arrive_and_wait(); });
+        (void)tg.wait();
+      });
+      ASSERT_FALSE(tasks.gave_up()) << workers << " workers, round " << round << ": only "
+                                    << tasks.arrived_at_give_up() << " tasks started within 20 s";
+    }
+  }
+}
+
 TEST(ForkJoinTaskGroup, RunningTasksObserveIsCancelled) {
   sptest::Watchdog dog("ForkJoinTaskGroup.IsCancelled");
   for (std::size_t workers : {1, 2}) {

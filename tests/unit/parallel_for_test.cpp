@@ -389,7 +389,6 @@ TEST(ParallelForWhere, ManyOutsideThreadsLoopOnOnePoolAtOnce) {
 // what their worker had pushed, a part pushed below the top of the join tree
 // stayed private to a worker busy with its own part, and these loops ran at
 // most a few parts at once (on 16 cores: 5-7x instead of 15x for heavy loops).
-// A body gives up after 20 s, so that the test fails instead of hanging.
 class ParallelForParts : public ::testing::TestWithParam<LoopParam> {};
 
 TEST_P(ParallelForParts, EveryPartStartsWhileTheOthersRun) {
@@ -397,20 +396,8 @@ TEST_P(ParallelForParts, EveryPartStartsWhileTheOthersRun) {
   sptest::Watchdog dog("ParallelForParts.EveryPartStartsWhileTheOthersRun");
   sp::ThreadPool& pool = sptest::loop_pool(workers);
   for (int round = 0; round < 20; ++round) {
-    std::atomic<std::size_t> started{0};
-    std::atomic<bool> gave_up{false};
-    std::atomic<std::size_t> started_then{0};  // when a body gave up
-    auto body = [&](std::size_t) {
-      started.fetch_add(1);
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-      while (started.load() < workers && !gave_up.load()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-          started_then = started.load();
-          gave_up = true;
-        }
-        std::this_thread::yield();
-      }
-    };
+    sptest::StartTogether parts(workers);
+    auto body = [&](std::size_t) { parts.arrive_and_wait(); };
     // From a worker: the caller's inline probe would run index 0 alone first.
     pool.run([&] {
       sptest::with_partitioner(part, [&](auto p) {
@@ -418,8 +405,8 @@ TEST_P(ParallelForParts, EveryPartStartsWhileTheOthersRun) {
         return 0;
       });
     });
-    ASSERT_FALSE(gave_up.load()) << "round " << round << ": only " << started_then.load() << " of " << workers
-                                 << " parts started within 20 s";
+    ASSERT_FALSE(parts.gave_up()) << "round " << round << ": only " << parts.arrived_at_give_up() << " of "
+                                  << workers << " parts started within 20 s";
   }
 }
 

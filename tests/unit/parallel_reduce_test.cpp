@@ -286,6 +286,22 @@ TEST(ParallelInvoke, OneToFiveFunctionsEachRunOnceFromOutsideAndInsideAPool) {
   }
 }
 
+// Five functions that wait for each other all start, called where the worker's
+// deque already holds a job (the other half of a join): parallel_invoke's own
+// pushes are then private, and before each function published them first, the
+// first function waited alone for a thief's request that never came.
+TEST(ParallelInvoke, FunctionsThatWaitForEachOtherAllStartBehindAnotherJob) {
+  sptest::Watchdog dog("ParallelInvoke.StartTogether");
+  sp::ThreadPool& pool = sptest::loop_pool(8);
+  for (int round = 0; round < 10; ++round) {
+    sptest::StartTogether fns(5);
+    auto f = [&] { fns.arrive_and_wait(); };
+    pool.run([&] { (void)sp::join([&] { sp::parallel_invoke(f, f, f, f, f); }, [] {}); });
+    ASSERT_FALSE(fns.gave_up()) << "round " << round << ": only " << fns.arrived_at_give_up()
+                                << " of 5 functions started within 20 s";
+  }
+}
+
 TEST(ParallelInvoke, TwoOrMoreFunctionsFromOutsideRunOnTheDefaultPool) {
   sptest::Watchdog dog("ParallelInvoke.DefaultPool");
   const void* def = &sp::default_pool().shared();

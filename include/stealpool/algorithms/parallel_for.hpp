@@ -223,7 +223,9 @@ T parallel_reduce(I first, I last, T identity, Map&& map, Reduce&& combine, P p 
 
 // Runs every function, possibly in parallel; returns when all have returned.
 // Two or more go through join() (so outside a pool, on default_pool()); a single
-// function is simply called.
+// function is simply called. Each function may run long, so before one runs, the
+// others its worker pushed are made public (as a loop's parts are,
+// algorithms/README.md, "Parts start at once").
 // Exceptions as join(): all complete, then the first (leftmost) one is rethrown.
 template <class F>
 void parallel_invoke(F&& f) {
@@ -231,10 +233,14 @@ void parallel_invoke(F&& f) {
 }
 template <class F, class G, class... Rest>
 void parallel_invoke(F&& f, G&& g, Rest&&... rest) {
+  auto first = [&] {
+    if (detail::PoolWorker* w = detail::PoolWorker::current()) w->publish_all();
+    f();
+  };
   if constexpr (sizeof...(Rest) == 0) {
-    (void)stealpool::join([&] { f(); }, [&] { g(); });
+    (void)stealpool::join(first, [&] { g(); });
   } else {
-    (void)stealpool::join([&] { f(); }, [&] { parallel_invoke(std::forward<G>(g), std::forward<Rest>(rest)...); });
+    (void)stealpool::join(first, [&] { parallel_invoke(std::forward<G>(g), std::forward<Rest>(rest)...); });
   }
 }
 

@@ -201,6 +201,21 @@ class ExecutorWorker {
     if (deque_->publish_all() == PushResult::published) wake_for_published();
   }
 
+  // Before a worker waits for tasks it spawned (a TaskGroup's wait), and so
+  // before it runs one of them, which may take long: publish_all() if a sibling
+  // sleeps or a thief asked. A sleeper never asks (it is woken only by a
+  // publish), and a thief that asks while this worker runs one of the tasks is
+  // served only after it: left private, the other tasks would wait for it (on 4
+  // or 8 workers, at most 2 or 3 of the group's long tasks ran at once).
+  // relaxed loads: the registry's count, a line written only when a worker
+  // falls asleep or is woken, and the request hint push() reads too; a stale
+  // answer leaves the tasks private until the next request, as without this.
+  void publish_before_wait() noexcept
+    requires kSplit
+  {
+    if (shared_.sleep.sleeping_hint() != 0 || deque_->requested()) publish_all();
+  }
+
   // Pushes onto the injector: for when the own deque is full.
   void push_global(Stored item) {
     ctx_.counted([&] { shared_.injector.push(item); });

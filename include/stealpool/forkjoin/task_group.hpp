@@ -249,6 +249,7 @@ class TaskGroup {
   // The waiting part of wait_impl: helps on a worker of the pool, else blocks.
   [[gnu::noinline]] void wait_for_tasks(bool isolated) {
     if (detail::PoolWorker* w = on_own_worker()) {
+      w->publish_before_wait();  // the tasks may run long: for siblings asleep or asking
       Waiting waiting{*this, w->id()};
       // The owner counts the tasks it finishes from here on privately.
       const bool owner = w == owner_;

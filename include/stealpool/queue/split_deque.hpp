@@ -12,7 +12,7 @@
 //
 // Who may call what:
 //   push, pop, publish_requested, publish_all,
-//   capacity, size_hint,
+//   requested, capacity, size_hint,
 //   public_size_hint              the owner thread only
 //   steal                         any thread
 //   empty_hint                    any thread; "no public item", a racy snapshot
@@ -180,13 +180,14 @@ class SplitDeque {
     return head_ > t ? static_cast<std::size_t>(head_ - t) : 0;
   }
 
-  std::size_t capacity() const noexcept { return static_cast<std::size_t>(mask_ + 1); }
-
- private:
+  // Owner only: a thief found nothing public since the last publish (a hint).
   bool requested() const noexcept {
     return thief_.request.load(std::memory_order::relaxed);  // a hint; see steal()
   }
 
+  std::size_t capacity() const noexcept { return static_cast<std::size_t>(mask_ + 1); }
+
+ private:
   [[gnu::noinline]] PushResult publish_half() noexcept {
     const Index priv = head_ - split_;
     return publish_to(split_ + (priv + 1) / 2);

@@ -85,7 +85,7 @@ class SleepRegistry {
   }
 
   std::size_t sleeping_hint() const noexcept {
-    return sleeping_.value.load(std::memory_order::relaxed);  // a snapshot for metrics/tests
+    return sleeping_.value.load(std::memory_order::relaxed);  // a snapshot: metrics, tests, the eager rules
   }
 
  private:
