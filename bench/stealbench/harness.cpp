@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace stealbench {
 
@@ -104,6 +105,15 @@ void SuiteBuilder::add_serial(Row row, std::function<void(std::span<double>)> ru
   suite_.cases.push_back({{suite_.rows.size() - 1}, std::move(run)});
 }
 
+// How long the harness sleeps before each run, untimed: longer than the other
+// runtimes' threads spin after their last run before they sleep (libgomp's
+// default GOMP_SPINCOUNT, 300,000 rounds, is a few ms; oneTBB's workers and
+// ours spin and yield for less). Without it, a row's first milliseconds
+// shared the cores with the threads of the row before it: on 16 cores the row
+// after an 8-thread OpenMP or oneTBB row ran up to 1.7x slower than the same
+// loop a few rows later (docs/benchmarks.md, "16 cores").
+constexpr auto kSettle = std::chrono::milliseconds(25);
+
 void run_suite(Suite& suite) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   const std::size_t total = suite.cases.size() * static_cast<std::size_t>(suite.reps);
@@ -117,6 +127,7 @@ void run_suite(Suite& suite) {
         std::fflush(stderr);
       }
       values.assign(c.rows.size(), 0.0);
+      std::this_thread::sleep_for(kSettle);
       try {
         c.run(values);
       } catch (const WrongResult& e) {
