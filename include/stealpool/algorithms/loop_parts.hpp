@@ -132,6 +132,10 @@ void fork_parts(Part& part, std::size_t lo, std::size_t hi) {
 struct JoinStart {
   template <class Part>
   void operator()(Part& part, std::size_t parts) const {
+    if (parts == 1) {
+      part(0);  // nothing pushed for it: nothing to publish
+      return;
+    }
     fork_parts(part, 0, parts);
   }
 };
