@@ -392,7 +392,8 @@ TEST(ParallelForWhere, ManyOutsideThreadsLoopOnOnePoolAtOnce) {
 class ParallelForParts : public ::testing::TestWithParam<LoopParam> {};
 
 TEST_P(ParallelForParts, EveryPartStartsWhileTheOthersRun) {
-  const auto [workers, part] = GetParam();
+  const std::size_t workers = GetParam().workers;  // no structured binding: lambdas capture these
+  const Part part = GetParam().part;
   sptest::Watchdog dog("ParallelForParts.EveryPartStartsWhileTheOthersRun");
   sp::ThreadPool& pool = sptest::loop_pool(workers);
   for (int round = 0; round < 20; ++round) {
