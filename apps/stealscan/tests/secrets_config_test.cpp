@@ -142,6 +142,41 @@ TEST(SecretsConfig, an_invalid_regex_names_the_rule_and_the_field) {
             std::string::npos);
 }
 
+// RE2 20220601 (Debian 12) factors the common leading literal of an
+// alternation's branches into a literal that loses Latin-1 mode: "café1|café2"
+// (UTF-8: the branches share "caf\xc3\xa9") then matched nothing. Rule and
+// allowlist regexes go through re2_text() as the search's regexes do.
+TEST(SecretsConfig, a_rule_whose_branches_share_a_non_ascii_prefix_finds_each_branch) {
+  const Detector d(load(R"(
+[[rules]]
+id = "cafe"
+regex = '''café1|café2'''
+keywords = ["caf"]
+[[rules]]
+id = "allowed"
+regex = '''tok_[a-z]+'''
+keywords = ["tok_"]
+[rules.allowlist]
+regexTarget = "line"
+regexes = ['''naïve1|naïve2''']
+)"));
+  Detector::Scratch scratch(d);
+  for (const std::string text : {"x café1 y\n", "x café2 y\n"}) {
+    std::vector<Finding> out;
+    d.scan("a.txt", text, scratch, out);
+    ASSERT_EQ(out.size(), 1u) << text;
+    EXPECT_EQ(out[0].rule->id, "cafe") << text;
+  }
+  for (const std::string text : {"tok_abc naïve1\n", "tok_abc naïve2\n"}) {
+    std::vector<Finding> out;
+    d.scan("a.txt", text, scratch, out);
+    EXPECT_TRUE(out.empty()) << text << ": the allowlist's second branch must allow it";
+  }
+  std::vector<Finding> out;
+  d.scan("a.txt", "tok_abc plain\n", scratch, out);
+  EXPECT_EQ(out.size(), 1u) << "not allowed without the allowlist's text";
+}
+
 TEST(SecretsConfig, structural_mistakes_are_named) {
   EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules]]\nid = 'a'\nregex = 'y'\n"),
             "rules.toml: rules[1] 'a': duplicate id, first defined at rules[0]");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "match/re2_text.hpp"
 #include "secrets/detect/ascii.hpp"
 
 namespace stealscan::secrets {
@@ -26,7 +27,13 @@ RE2::Options secret_regex_options() {
 
 std::unique_ptr<RE2> compile_config_regex(const std::string& pattern, const std::string& where,
                                           std::string_view field) {
-  auto re = std::make_unique<RE2>(pattern, secret_regex_options());
+  // Through re2_text(), as the search's regexes: a byte >= 0x80 becomes a
+  // repeat, which RE2 20220601 does not factor out of an alternation (it lost
+  // Latin-1 mode when it did: "café1|café2" matched nothing), and (?i) folds
+  // ASCII letters only (Latin-1 folding of UTF-8 bytes matched nonsense such
+  // as "ã©" for (?i)"é"; gitleaks' Go regexps fold Unicode, which no byte
+  // engine here does).
+  auto re = std::make_unique<RE2>(re2_text(pattern, false), secret_regex_options());
   if (!re->ok())
     throw ConfigError(where + ": '" + std::string(field) + "' is not a valid regular expression: " + pattern + ": " +
                       re->error());
