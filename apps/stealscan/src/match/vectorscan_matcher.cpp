@@ -10,6 +10,7 @@
 #include <new>
 
 #include "match/literal_matcher.hpp"
+#include "match/vectorscan_end.hpp"
 
 namespace stealscan {
 
@@ -246,19 +247,13 @@ void VectorscanMatcher::scan(const char* text, std::size_t size, Scan& s) const 
     throw std::runtime_error("vectorscan: scan failed (" + std::to_string(rc) + ")");
 }
 
-// Vectorscan 5.4.9 misses some matches that end in the last 32 bytes of the
-// data: one of a one-byte pattern that is the prefix of another (x beside xy,
-// as literals or regexes: in about 80% of the alignments), and one of a
-// pattern like ^x beside any other (in about 10%). With 32 bytes or more after
-// the match in the same buffer it finds them all (a second buffer of a
-// vectored scan does not help). So the lines that reach into the block's last
-// kTail bytes, from tail_start() on, are scanned again from a copy followed by
-// kTail '\n' bytes; what that finds is added to the first scan's lines (a
-// line found twice is kept once). A copy longer than kMaxCopy (a very long
-// last line) is not made: its lines are searched by the exact engine instead,
-// so memory stays bounded.
+// The end of a block (vectorscan_end.hpp): the lines that reach into its
+// last kTail bytes, from tail_start() on, are scanned again from a padded copy;
+// what that finds is added to the first scan's lines (a line found twice is
+// kept once). A copy longer than kMaxCopy (a very long last line) is not made:
+// its lines are searched by the exact engine instead, so memory stays bounded.
 namespace {
-constexpr std::size_t kTail = 64;
+constexpr std::size_t kTail = kVectorscanEndPad;
 constexpr std::size_t kMaxCopy = std::size_t{1} << 20;
 
 // The start of the line that holds the block's byte size - kTail (0 if none).
@@ -276,8 +271,7 @@ void VectorscanMatcher::scan_tail(const char* text, std::size_t size, std::size_
   if (size - from > kMaxCopy) {
     columns_->Matcher::matching_lines(text + from, text + size, found, s.first_only);
   } else {
-    tail_.assign(text + from, size - from);
-    tail_.append(kTail, '\n');
+    padded_end(tail_, std::string_view(text + from, size - from));
     Scan t{this, tail_.data(), size - from, &found, s.first_only};
     scan(tail_.data(), tail_.size(), t);
   }

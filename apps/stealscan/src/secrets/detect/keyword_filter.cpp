@@ -10,6 +10,7 @@
 
 #include <hs/hs.h>
 
+#include "match/vectorscan_end.hpp"
 #include "secrets/detect/ascii.hpp"
 
 namespace stealscan::secrets {
@@ -137,13 +138,11 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
         lines.add(k, at);
     return;
   }
-  // Vectorscan 5.4.9 misses some matches that end in the last 32 bytes of the
-  // data (a one-byte keyword that begins another one, x beside xy, in about 80%
-  // of the alignments; found by fuzz_keyword_filter) and finds them all with 32
-  // bytes or more after them in the same buffer. So the text's end is scanned
-  // again below from a copy with kTail bytes of padding after it, and pieces
+  // Vectorscan misses some matches that end near the end of its data (a
+  // one-byte keyword that begins another one, x beside xy; vectorscan_end.hpp).
+  // So the text's end is scanned again below from a padded copy, and pieces
   // overlap by kTail bytes more than a keyword needs.
-  constexpr std::size_t kTail = 64;
+  constexpr std::size_t kTail = kVectorscanEndPad;
   // hs_scan takes an unsigned length: a long text goes in pieces of 1 GiB that
   // overlap by the longest keyword less one byte, so no keyword is cut, and by
   // kTail: a keyword that ends in a piece's last kTail bytes lies whole in the
@@ -163,8 +162,7 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
   }
   // The text's end again, from `from` (no keyword is anchored: any start will
   // do, as long as a keyword that ends in the last kTail bytes fits).
-  s.tail_.assign(text.substr(from));
-  s.tail_.append(kTail, '\n');
+  padded_end(s.tail_, text.substr(from));
   lines.base = from;
   lines.limit = text.size() - from;
   if (hs_scan(db_, s.tail_.data(), static_cast<unsigned>(s.tail_.size()), 0, s.hs_, &on_keyword, &lines) != HS_SUCCESS)
