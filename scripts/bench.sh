@@ -4,7 +4,8 @@
 # oneTBB, OpenMP (libgomp), a mutex+condvar pool and the serial code, in one run,
 # on fork-join (fib, nqueens, UTS T1/T3), parallel loops (uniform, skewed, tiny,
 # reduce), external-producer throughput, wake-up latency and idle CPU. Prints the
-# tables and writes the JSON and the chart (about 2 minutes on 2 cores).
+# tables and writes the JSON and the chart (3-4 minutes on 2 cores: 215 s on
+# 2026-11-27, with 25 ms of quiet before each run).
 #
 # Usage: ./scripts/bench.sh [--micro] [--out DIR] [-- STEALBENCH_ARGS...]
 #   --out DIR    where stealbench.json and stealbench.svg go (default build/bench-results)
