@@ -108,10 +108,11 @@ void SuiteBuilder::add_serial(Row row, std::function<void(std::span<double>)> ru
 // How long the harness sleeps before each run, untimed: longer than the other
 // runtimes' threads spin after their last run before they sleep (libgomp's
 // default GOMP_SPINCOUNT, 300,000 rounds, is a few ms; oneTBB's workers and
-// ours spin and yield for less). Without it, a row's first milliseconds
-// shared the cores with the threads of the row before it: on 16 cores the row
-// after an 8-thread OpenMP or oneTBB row ran up to 1.7x slower than the same
-// loop a few rows later (docs/benchmarks.md, "16 cores").
+// ours spin and yield for less). Without it, a row's first milliseconds may
+// share the cores with the threads of the row before it: on 16 cores the rows
+// right after an 8-thread OpenMP or oneTBB row ran up to 1.7x slower than
+// rows of the same loop a few later (docs/benchmarks.md, "16 cores"; that this
+// gap cures it was not measured there yet).
 constexpr auto kSettle = std::chrono::milliseconds(25);
 
 void run_suite(Suite& suite) {
