@@ -172,6 +172,23 @@ static_assert(kInline<int> && kInline<SmallPod>, "small trivially copyable tasks
 static_assert(!kInline<BigPod> && !kInline<std::string> && !kInline<std::unique_ptr<int>>,
               "large or non-trivial tasks are boxed");
 
+// Layout, not timing: every external spawn is a CAS on the state word, and
+// workers read the config at every step. On one cache line (pair), each spawn's
+// CAS was a coherence miss while a worker polled: 1.3-1.9x slower single spawns
+// on 2 cores (docs/benchmarks.md, "Single external spawns").
+TEST(ExecutorSpawn, StateWordHasACacheLinePairOfItsOwn) {
+  using Shared = sp::detail::ExecutorShared<int>;
+  constexpr auto kLine = sp::detail::kCacheLine;
+  Shared shared(config_with(2));
+  const auto addr = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+  const std::uintptr_t state = addr(&shared.state);
+  EXPECT_EQ(state % kLine, 0u) << "the state word must start a line pair";
+  // The last byte of the config lies in an earlier pair, the injector (its
+  // padded head and tail) in a later one.
+  EXPECT_LT((addr(&shared.config) + sizeof(shared.config) - 1) / kLine, state / kLine);
+  EXPECT_GE(addr(&shared.injector), state + kLine);
+}
+
 TEST(ExecutorTaskTypes, SmallTriviallyCopyableTaskArrivesIntact) {
   std::atomic<int> good{0};
   sp::Executor<SmallPod> ex(config_with(2), [&](SmallPod p, auto&) {
