@@ -14,6 +14,7 @@
 #include "match/matcher.hpp"
 #include "support/naive_grep.hpp"
 #include "support/test_support.hpp"  // tests/support: sptest::scaled()
+#include "match/re2_text.hpp"
 #include "match/regex_matcher.hpp"
 #include "match/regex_syntax.hpp"
 #include "match/vectorscan_matcher.hpp"
@@ -184,6 +185,35 @@ TEST(Engines, a_regex_that_asks_for_a_newline_is_refused_with_its_position) {
   EXPECT_NO_THROW(make_matcher({"[\\na]", "[^\\n]", "\\\\n"}, PatternSyntax::regex));
 }
 
+// A '[' before ':' that opens no [:name:] is a member, as RE2 reads it, and the
+// class ends at the next ']': the '\n' after it is refused like any other
+// (it was taken for part of the class, and the pattern matched nothing).
+TEST(Engines, a_newline_after_a_class_with_a_bare_bracket_colon_is_refused) {
+  for (const char* raw : {"[[:a]\\n", "[[:a]\\x0a", "[^[:a]b[\\n]"}) {
+    const std::string p = raw;
+    EXPECT_THROW(make_matcher({p}, PatternSyntax::regex), PatternError) << p;
+  }
+  EXPECT_EQ(newline_literal_at("[[:a]\\n"), 5u);
+  EXPECT_EQ(newline_literal_at("[]\\n]\\n"), 5u);  // a leading ']' is a member
+  EXPECT_EQ(newline_literal_at("[[:alpha:]\\n]"), std::nullopt);
+}
+
+// RE2 looks for a ":]" to the end of the text after each "[:" in a class. Our
+// passes know where the last one is: a pattern of 600,000 bytes of "[:x" is
+// read once (the loops before took 35 s for 300,000 bytes).
+TEST(RegexSyntax, many_bracket_colons_without_a_name_are_read_in_linear_time) {
+  std::string p = "a[";
+  for (int i = 0; i < 200000; ++i) p += "[:x";
+  p += "]\\xe9";
+  EXPECT_FALSE(may_match_newline(p));
+  EXPECT_EQ(newline_literal_at(p), std::nullopt);
+  const std::string s = self_contained(p);
+  EXPECT_EQ(s.size(), p.size() + 200000);  // each bare '[' written \[
+  EXPECT_EQ(s.substr(0, 8), "a[\\[:x\\[");
+  // No Latin-1 letter in the class: copied as it is; the \xe9 after it kept out of -i.
+  EXPECT_EQ(re2_text(p, true), p.substr(0, p.size() - 4) + "(?-i:\\xe9{1})");
+}
+
 // The lines of `block` that each engine finds for `pats`: they must agree.
 std::vector<std::size_t> lines_on_every_engine(const std::vector<std::string>& pats, PatternSyntax syntax,
                                                const MatchFlags& f, const std::string& block) {
@@ -191,6 +221,17 @@ std::vector<std::size_t> lines_on_every_engine(const std::vector<std::string>& p
   EXPECT_EQ(engine_lines(*make_matcher(pats, syntax, f, Engine::vectorscan), block), want) << pats[0];
   EXPECT_EQ(engine_lines(*make_matcher(pats, syntax, f, Engine::re2), block), want) << pats[0];
   return want;
+}
+
+// A range that spans '\n' is searched on a block of lines by Vectorscan: its
+// hits must be confirmed line by line, or "a\nb" is found across the line end.
+TEST(Engines, a_class_range_over_the_line_end_matches_inside_lines_only) {
+  for (const char* raw : {"a[\\x01-\\x7f]b", "a[\\0-z]b", "a[\\t-\\r]b"}) {
+    const std::string p = raw;
+    EXPECT_TRUE(may_match_newline(p)) << p;
+    EXPECT_EQ(lines_on_every_engine({p}, PatternSyntax::regex, {}, "a\nb\na\x0b" "b\n"), (std::vector<std::size_t>{4}))
+        << p;
+  }
 }
 
 // -i folds ASCII letters only, as grep in the C locale: RE2 in Latin-1 mode
@@ -413,10 +454,10 @@ TEST(Engines, a_clone_finds_what_the_original_finds_after_it_is_gone) {
 
 TEST(RegexSyntax, may_match_newline_is_false_only_where_no_newline_can_match) {
   for (const char* r : {"abc", "a.b", "[a-z]+", "\\d\\w\\b", "\\x41", "[[:alpha:]]", "\\.\\*", "(?i)ab", "\\Qa[^b\\E",
-                        "[]a]", "a{2,3}"})
+                        "[]a]", "a{2,3}", "[\\x0b-\\x7f]", "[[:x]", "[\\x01]"})
     EXPECT_FALSE(may_match_newline(r)) << r;
   for (const char* r : {"\\s", "[^a]", "(?s).", "(?is)x", "\\W", "\\D", "\\S", "[[:space:]]", "\\x0a", "\\x{a}",
-                        "\\n", "\\pL", "\\v", "\\012", "[\t-\r]"})
+                        "\\n", "\\pL", "\\v", "\\012", "[\t-\r]", "[\\x01-\\x7f]", "[ -~\\t-\\r]", "[[:^alpha:]]"})
     EXPECT_TRUE(may_match_newline(r)) << r;
 }
 

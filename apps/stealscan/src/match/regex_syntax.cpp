@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include "match/regex_class.hpp"
+
 namespace stealscan {
 namespace {
 
@@ -26,15 +28,6 @@ std::size_t newline_escape(std::string_view r, std::size_t i) {
   }
   if (e == '0' && i + 3 < r.size() && r[i + 2] == '1' && r[i + 3] == '2') return 4;  // \012
   return 0;
-}
-
-// POSIX class names whose members include no '\n'.
-bool posix_class_without_newline(std::string_view name) {
-  static constexpr std::string_view kSafe[] = {"alnum", "alpha", "blank", "digit", "graph", "lower",
-                                               "print", "punct", "upper", "word",  "xdigit"};
-  for (std::string_view s : kSafe)
-    if (name == s) return true;
-  return false;
 }
 
 }  // namespace
@@ -108,12 +101,12 @@ std::optional<std::pair<std::string, std::size_t>> without_m_off(std::string_vie
 std::string self_contained(std::string_view r) {
   std::string out;
   out.reserve(r.size() + 2);
-  bool in_class = false;
+  const ClassScanner classes(r);
   for (std::size_t i = 0; i < r.size();) {
     const char c = r[i];
     if (c == '\\' && i + 1 < r.size()) {
       const char e = r[i + 1];
-      if (!in_class && e == 'Q') {  // quoted up to \E, or to the end: then the \E is added
+      if (e == 'Q') {  // quoted up to \E, or to the end: then the \E is added
         const std::size_t q = r.find("\\E", i + 2);
         const std::size_t end = q == std::string_view::npos ? r.size() : q + 2;
         out.append(r.substr(i, end - i));
@@ -121,7 +114,7 @@ std::string self_contained(std::string_view r) {
         i = end;
         continue;
       }
-      if (!in_class && (e == 'A' || e == 'z')) {  // the text's start and end: the line's
+      if (e == 'A' || e == 'z') {  // the text's start and end: the line's
         out += e == 'A' ? '^' : '$';
         i += 2;
         continue;
@@ -130,29 +123,24 @@ std::string self_contained(std::string_view r) {
       i += 2;
       continue;
     }
-    if (in_class) {
-      if (c == '[' && i + 1 < r.size() && r[i + 1] == ':') {
-        const std::size_t close = r.find(":]", i + 2);
-        if (close == std::string_view::npos) {
-          out += "\\[";  // a member, as RE2 reads it in this pattern alone
-          ++i;
-        } else {
-          out.append(r.substr(i, close + 2 - i));  // [:name:] (RE2 checks the name)
-          i = close + 2;
-        }
-        continue;
-      }
-      if (c == ']') in_class = false;
-      out += c;
-      ++i;
-      continue;
-    }
     if (c == '[') {
-      in_class = true;
-      out += c;
-      ++i;
-      if (i < r.size() && r[i] == '^') out += r[i++];
-      if (i < r.size() && r[i] == ']') out += r[i++];  // a leading ']' is a member
+      const std::optional<BracketClass> cls = classes.at(i);
+      if (!cls) {  // never closes: RE2 refuses the pattern alone as well
+        out.append(r.substr(i));
+        break;
+      }
+      out.append(r.substr(i, cls->first - i));  // '[' and its '^'
+      for (std::size_t j = cls->first; j < cls->close;) {
+        const std::size_t n = classes.member_length(j);
+        // A '[' before ':' that opens no [:name:] within this pattern: a
+        // member, as RE2 reads it here alone, written so that no ":]" of a
+        // pattern after it can make it one.
+        if (n == 1 && r[j] == '[' && j + 1 < cls->close && r[j + 1] == ':') out += "\\[";
+        else out.append(r.substr(j, n));
+        j += n;
+      }
+      out += ']';
+      i = cls->close + 1;
       continue;
     }
     if (c == '(') {
@@ -179,14 +167,14 @@ std::string with_match_flags(const std::string& regex, const MatchFlags& flags) 
 }
 
 bool may_match_newline(std::string_view r) {
-  bool in_class = false;
+  const ClassScanner classes(r);
   for (std::size_t i = 0; i < r.size(); ++i) {
     const auto c = static_cast<unsigned char>(r[i]);
-    if (c < 0x20 && c != '\t') return true;  // a raw control byte could bound a range over '\n'
+    if (c == '\n') return true;  // patterns hold none; a regex built from one might
     if (c == '\\') {
       if (i + 1 >= r.size()) return true;  // malformed: the engine rejects it
       const char e = r[i + 1];
-      if (e == 'Q') {  // literal bytes up to \E: none is '\n' (patterns hold none)
+      if (e == 'Q') {  // literal bytes up to \E: none is '\n' (checked above for the pattern)
         const std::size_t q = r.find("\\E", i + 2);
         if (q == std::string_view::npos) return false;
         i = q + 1;
@@ -208,21 +196,13 @@ bool may_match_newline(std::string_view r) {
       ++i;
       continue;
     }
-    if (in_class) {
-      if (c == '[' && i + 1 < r.size() && r[i + 1] == ':') {
-        const std::size_t close = r.find(":]", i + 2);
-        if (close == std::string_view::npos) return true;
-        if (!posix_class_without_newline(r.substr(i + 2, close - i - 2))) return true;
-        i = close + 1;
-      } else if (c == ']') {
-        in_class = false;
-      }
-      continue;
-    }
     if (c == '[') {
-      in_class = true;
-      if (i + 1 < r.size() && r[i + 1] == '^') return true;  // a negated class
-      if (i + 1 < r.size() && r[i + 1] == ']') ++i;          // a leading ']' is literal
+      // Read whole, ranges included: [\x01-\x7f] holds '\n'.
+      const std::optional<BracketClass> cls = classes.at(i);
+      if (!cls) return true;  // never closes: the engine rejects it
+      const std::optional<ByteSet> members = class_members(r, classes, *cls, false);
+      if (!members || (*members)['\n'] != cls->negated) return true;  // unknown, or '\n' is in it
+      i = cls->close;
       continue;
     }
     if (c == '(' && i + 1 < r.size() && r[i + 1] == '?') {
@@ -247,6 +227,7 @@ bool has_unicode_class(std::string_view r) {
 }
 
 std::optional<std::size_t> newline_literal_at(std::string_view r) {
+  const ClassScanner classes(r);
   for (std::size_t i = 0; i < r.size(); ++i) {
     const char c = r[i];
     if (c == '\\') {
@@ -261,39 +242,14 @@ std::optional<std::size_t> newline_literal_at(std::string_view r) {
       continue;
     }
     if (c != '[') continue;
-    // A class: refused if it holds nothing but '\n' escapes ([\n], [\x0a\n]).
-    const std::size_t start = i;
-    std::size_t j = i + 1;
-    if (j < r.size() && r[j] == '^') {
-      // A negated class never denotes '\n' alone; skip it.
-      ++j;
+    // A class whose only member is '\n' ([\n], [\x0a\n]).
+    const std::optional<BracketClass> cls = classes.at(i);
+    if (!cls) return std::nullopt;  // never closes: RE2 refuses the pattern first
+    if (!cls->negated) {
+      const std::optional<ByteSet> members = class_members(r, classes, *cls, false);
+      if (members && members->count() == 1 && (*members)['\n']) return i;
     }
-    bool only_newlines = r[start + 1] != '^';
-    bool empty = true;
-    if (j < r.size() && r[j] == ']') {  // a leading ']' is literal
-      only_newlines = false;
-      empty = false;
-      ++j;
-    }
-    while (j < r.size() && r[j] != ']') {
-      const std::size_t n = newline_escape(r, j);
-      empty = false;
-      if (n != 0) {
-        j += n;
-        continue;
-      }
-      only_newlines = false;
-      if (r[j] == '\\' && j + 1 < r.size()) {
-        j += 2;
-      } else if (r[j] == '[' && j + 1 < r.size() && r[j + 1] == ':') {
-        const std::size_t close = r.find(":]", j + 2);
-        j = close == std::string_view::npos ? r.size() : close + 2;
-      } else {
-        ++j;
-      }
-    }
-    if (only_newlines && !empty && j < r.size()) return start;
-    i = j;
+    i = cls->close;
   }
   return std::nullopt;
 }

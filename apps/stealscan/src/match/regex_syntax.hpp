@@ -12,11 +12,14 @@
 //   a block of many lines and cannot be told "never match '\n'" (RE2 can:
 //   never_nl), so a hit of a pattern that might cross a line end is confirmed on
 //   its line by RE2. The answer is conservative: "false" is a promise, "true" may
-//   be wrong (it only costs a confirmation);
+//   be wrong (it only costs a confirmation). A class is read whole, its ranges
+//   included ([\x01-\x7f] holds '\n');
 // - newline_literal_at(): where a pattern asks for a '\n' literal, which can
 //   never match inside one line (refused, as ripgrep does).
 //
 // All of it is a single left-to-right pass over the pattern: linear in its length.
+// Bracket classes are read, by RE2's rules, through one ClassScanner
+// (regex_class.hpp), as re2_text() reads them.
 #pragma once
 
 #include <cstddef>
