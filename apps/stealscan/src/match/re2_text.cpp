@@ -99,7 +99,7 @@ bool may_name_high_byte(std::string_view r) {
 }  // namespace
 
 std::string re2_text(std::string_view r, bool ignore_case) {
-  if (!may_name_high_byte(r)) return std::string(r);
+  if (!may_name_high_byte(r) && r.find("[:") == std::string_view::npos) return std::string(r);
   std::string out;
   out.reserve(r.size() + 32);
   bool fold = ignore_case;
@@ -153,7 +153,7 @@ std::string re2_text(std::string_view r, bool ignore_case) {
           one && *one >= 0x80)
         append_high(out, *one, fold);  // RE2 reads a one-byte class as that byte's literal
       else if (set && fold && (set->members & kLatin1Letters).any()) append_class(out, *set);
-      else out.append(r.substr(i, end - i));
+      else append_class_text(out, r, classes, *cls);  // as it is, a bare '[' before ':' written \[
       i = end;
       continue;
     }

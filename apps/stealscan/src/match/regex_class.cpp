@@ -96,6 +96,17 @@ std::optional<BracketClass> ClassScanner::at(std::size_t open) const noexcept {
   return c;
 }
 
+void append_class_text(std::string& out, std::string_view r, const ClassScanner& scanner, const BracketClass& c) {
+  out.append(r.substr(c.open, c.first - c.open));  // '[' and its '^'
+  for (std::size_t j = c.first; j < c.close;) {
+    const std::size_t n = scanner.member_length(j);
+    if (n == 1 && r[j] == '[' && j + 1 < c.close && r[j + 1] == ':') out += "\\[";
+    else out.append(r.substr(j, n));
+    j += n;
+  }
+  out += ']';
+}
+
 std::optional<Escaped> byte_escape(std::string_view r, std::size_t i) {
   if (i + 1 >= r.size()) return std::nullopt;
   const char e = r[i + 1];

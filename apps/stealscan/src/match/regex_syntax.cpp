@@ -129,17 +129,7 @@ std::string self_contained(std::string_view r) {
         out.append(r.substr(i));
         break;
       }
-      out.append(r.substr(i, cls->first - i));  // '[' and its '^'
-      for (std::size_t j = cls->first; j < cls->close;) {
-        const std::size_t n = classes.member_length(j);
-        // A '[' before ':' that opens no [:name:] within this pattern: a
-        // member, as RE2 reads it here alone, written so that no ":]" of a
-        // pattern after it can make it one.
-        if (n == 1 && r[j] == '[' && j + 1 < cls->close && r[j + 1] == ':') out += "\\[";
-        else out.append(r.substr(j, n));
-        j += n;
-      }
-      out += ']';
+      append_class_text(out, r, classes, *cls);  // a bare '[' before ':' written \[
       i = cls->close + 1;
       continue;
     }
