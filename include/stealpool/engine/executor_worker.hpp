@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "stealpool/affinity.hpp"
+#include "stealpool/engine/core/refill_pacer.hpp"
 #include "stealpool/engine/core/tiered_idle.hpp"
 #include "stealpool/engine/core/wait_step.hpp"
 #include "stealpool/engine/core/worker_step.hpp"
@@ -121,7 +122,7 @@ class ExecutorWorker {
       // the deque (its pop fences against thieves) for a private buffer, and
       // come a block at a time. pop_local() empties the buffer before this runs.
       if (alone_) [[unlikely]]
-        return shared_.injector.steal_batch_and_pop(lone_batch_, LoneBatch::kCapacity + 1);
+        return take_lone_batch();
       return shared_.injector.steal_batch_and_pop(*ctx_.deque_);
     }
   }
@@ -417,6 +418,21 @@ class ExecutorWorker {
     if (ctx_.ledger_.settle() == Terminal::yes) shared_.initiate_done();
   }
 
+  // The lone worker's take, paced (core/refill_pacer.hpp): after a streak of
+  // small takes, wait kRefillWait so that the producer's pushes gather.
+  static constexpr std::chrono::nanoseconds kRefillWait{1000};
+
+  Steal<Stored> take_lone_batch() noexcept {
+    if (pacer_.should_wait()) [[unlikely]] {
+      const auto until = std::chrono::steady_clock::now() + kRefillWait;
+      do StdSync::spin_pause();
+      while (std::chrono::steady_clock::now() < until);
+    }
+    Steal<Stored> s = shared_.injector.steal_batch_and_pop(lone_batch_, LoneBatch::kCapacity + 1);
+    pacer_.on_take(s.is_success() ? lone_batch_.size() + 1 : 0);  // the batch was empty before
+    return s;
+  }
+
   // The main loop's "latch": the executor's end. A worker does not go to sleep
   // once done, and its recheck includes done, so it wakes for work or the end.
   struct DoneLatch {
@@ -439,6 +455,7 @@ class ExecutorWorker {
   using LoneBatch = PrivateBatch<Stored, 255>;
   struct NoBatch {};
   const bool alone_ = !kSplit && shared_.config.workers == 1;
+  RefillPacer pacer_;  // take_lone_batch()
   [[no_unique_address]] std::conditional_t<kSplit, NoBatch, LoneBatch> lone_batch_;
 };
 

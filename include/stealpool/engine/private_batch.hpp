@@ -38,6 +38,9 @@ class PrivateBatch {
     items_[size_++] = std::bit_cast<Bytes>(item);
   }
 
+  // Items pushed and not yet popped.
+  std::size_t size() const noexcept { return size_ - next_; }
+
   std::optional<T> pop() noexcept {
     if (next_ == size_) return std::nullopt;
     return std::bit_cast<T>(items_[next_++]);

@@ -1,0 +1,58 @@
+// handoff_latency: how soon a typed executor's lone worker starts a task that a
+// producer hands it while the worker is awake, the latency that the lone
+// worker's refill wait (engine/core/refill_pacer.hpp) could add. Two patterns,
+// 100,000 tasks each, one worker:
+//   ping-pong   submit one task, wait until it has run, submit the next
+//   trickle     submit a task every 2 us, never waiting
+// Prints the mean round trip (ping-pong) and the mean submit-to-start time
+// (both). A throughput benchmark is stealbench's `throughput` suite.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+
+#include "stealpool/stealpool.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+long long now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int main() {
+  constexpr int kTasks = 100000;
+  std::atomic<long> ran{0};
+  std::atomic<long long> waited_ns{0};  // submit to start, summed
+  stealpool::ExecutorConfig cfg;
+  cfg.workers = 1;
+  stealpool::Executor<long long> ex(cfg, [&](long long submitted, auto&) {
+    waited_ns.fetch_add(now_ns() - submitted, std::memory_order::relaxed);
+    ran.fetch_add(1, std::memory_order::release);
+  });
+
+  const auto start = Clock::now();
+  for (int i = 0; i < kTasks; ++i) {
+    (void)ex.spawn_external(now_ns());
+    while (ran.load(std::memory_order::acquire) != i + 1) {
+    }
+  }
+  const double round_trip = std::chrono::duration<double, std::nano>(Clock::now() - start).count() / kTasks;
+  std::printf("ping-pong: %.0f ns a round trip, %.0f ns submit to start\n", round_trip,
+              static_cast<double>(waited_ns.load()) / kTasks);
+
+  ran = 0;
+  waited_ns = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    (void)ex.spawn_external(now_ns());
+    const auto next = Clock::now() + std::chrono::microseconds(2);
+    while (Clock::now() < next) {
+    }
+  }
+  while (ran.load(std::memory_order::acquire) != kTasks) {
+  }
+  std::printf("trickle, a task every 2 us: %.0f ns submit to start\n", static_cast<double>(waited_ns.load()) / kTasks);
+  (void)ex.join();
+}

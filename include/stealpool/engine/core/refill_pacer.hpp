@@ -1,0 +1,43 @@
+// stealpool/engine/core/refill_pacer.hpp: when a typed executor's lone worker
+// should wait a moment before it takes from the injector again.
+//
+// A lone worker that outruns its producer takes a task or two at a time. Each
+// take reads the injector's tail, the line the producer's next push must then
+// take back: every push became a coherence miss, and the producer, not the
+// worker, set the pace. Once takes have come small (fewer than kSmallTake
+// tasks) kStreak times in a row, the worker waits a moment (its caller decides
+// how long: ExecutorWorker, kRefillWait) before the next take, so that the
+// producer writes a run of pushes into lines it holds and one take gets them.
+// A take that finds nothing, or a large one, ends the streak: a worker that
+// hands back each result before the next task comes (a ping-pong: its takes
+// alternate between one task and none) never waits, nor does one waking from
+// idle. Measured in docs/benchmarks.md, "A lone worker's refill wait".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace stealpool::detail {
+
+class RefillPacer {
+ public:
+  static constexpr std::size_t kSmallTake = 8;
+  static constexpr std::uint32_t kStreak = 2;
+
+  // Before a take: wait first?
+  bool should_wait() const noexcept { return small_takes_ >= kStreak; }
+
+  // After a take of `taken` tasks (0: it found none).
+  void on_take(std::size_t taken) noexcept {
+    if (taken != 0 && taken < kSmallTake) {
+      if (small_takes_ < kStreak) ++small_takes_;
+    } else {
+      small_takes_ = 0;
+    }
+  }
+
+ private:
+  std::uint32_t small_takes_ = 0;  // small takes in a row, up to kStreak
+};
+
+}  // namespace stealpool::detail
