@@ -25,7 +25,7 @@ TEST(RefillPacer, WaitsOnceTakesHaveComeSmallTwiceInARow) {
   EXPECT_TRUE(p.should_wait());
 }
 
-TEST(RefillPacer, AnEmptyTakeEndsTheStreakSoAPingPongNeverWaits) {
+TEST(RefillPacer, AnEmptyTakeEndsTheStreakSoAlternatingTakesNeverWait) {
   Pacer p;
   for (int round = 0; round < 100; ++round) {
     p.on_take(1);  // the one task the producer handed over

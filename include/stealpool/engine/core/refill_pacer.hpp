@@ -8,10 +8,11 @@
 // tasks) kStreak times in a row, the worker waits a moment (its caller decides
 // how long: ExecutorWorker, kRefillWait) before the next take, so that the
 // producer writes a run of pushes into lines it holds and one take gets them.
-// A take that finds nothing, or a large one, ends the streak: a worker that
-// hands back each result before the next task comes (a ping-pong: its takes
-// alternate between one task and none) never waits, nor does one waking from
-// idle. Measured in docs/benchmarks.md, "A lone worker's refill wait".
+// A take that finds nothing, or a large one, ends the streak: a worker waking
+// from idle never waits, and one that hands back each result before the next
+// task comes (a ping-pong: its takes mostly alternate between one task and
+// none) seldom does, only when its producer beats its next poll twice in a row.
+// Measured in docs/benchmarks.md, "A lone worker's refill wait".
 #pragma once
 
 #include <cstddef>
