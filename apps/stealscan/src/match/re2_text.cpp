@@ -16,8 +16,6 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-bool is_octal(char c) { return c >= '0' && c <= '7'; }
-
 void append_byte(std::string& out, unsigned v) {
   out += "\\x";
   out += kHex[v >> 4];
@@ -51,12 +49,6 @@ void append_high(std::string& out, unsigned v, bool fold) {
   out += "{1})";
 }
 
-// A class read for this pass: its members and whether it is negated.
-struct ClassSet {
-  ByteSet members;  // before negation
-  bool negated;
-};
-
 // The class's one member, if it has exactly one.
 std::optional<unsigned> only_member(const ByteSet& s) {
   if (s.count() != 1) return std::nullopt;
@@ -65,16 +57,17 @@ std::optional<unsigned> only_member(const ByteSet& s) {
   return std::nullopt;
 }
 
-void append_class(std::string& out, const ClassSet& c) {
+// A class written out byte by byte, folding off: `members` before negation.
+void append_class(std::string& out, const ByteSet& members, bool negated) {
   out += "(?-i:[";
-  if (c.negated) out += '^';
+  if (negated) out += '^';
   for (unsigned v = 0; v < 256;) {
-    if (!c.members[v]) {
+    if (!members[v]) {
       ++v;
       continue;
     }
     unsigned w = v;
-    while (w + 1 < 256 && c.members[w + 1]) ++w;
+    while (w + 1 < 256 && members[w + 1]) ++w;
     append_byte(out, v);
     if (w > v) {
       out += '-';
@@ -145,16 +138,13 @@ std::string re2_text(std::string_view r, bool ignore_case) {
         out.append(r.substr(i));
         break;
       }
-      const std::size_t end = cls->close + 1;
-      std::optional<ClassSet> set;
-      if (const std::optional<ByteSet> members = class_members(r, classes, *cls, fold))
-        set = ClassSet{*members, cls->negated};
-      if (const std::optional<unsigned> one = set && !set->negated ? only_member(set->members) : std::nullopt;
+      const std::optional<ByteSet> members = class_members(r, classes, *cls, fold);
+      if (const std::optional<unsigned> one = members && !cls->negated ? only_member(*members) : std::nullopt;
           one && *one >= 0x80)
         append_high(out, *one, fold);  // RE2 reads a one-byte class as that byte's literal
-      else if (set && fold && (set->members & kLatin1Letters).any()) append_class(out, *set);
+      else if (members && fold && (*members & kLatin1Letters).any()) append_class(out, *members, cls->negated);
       else append_class_text(out, r, classes, *cls);  // as it is, a bare '[' before ':' written \[
-      i = end;
+      i = cls->close + 1;
       continue;
     }
     if (c == '(') {

@@ -9,8 +9,6 @@
 namespace stealscan {
 namespace {
 
-bool is_octal(char c) { return c >= '0' && c <= '7'; }
-
 void add_range(ByteSet& s, unsigned lo, unsigned hi) {
   for (unsigned c = lo; c <= hi; ++c) s.set(c);
 }

@@ -42,6 +42,9 @@ inline bool is_word_byte(unsigned char c) {
   return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }
 
+// An octal digit, as RE2's \0, \012 and \12 escapes use them.
+inline bool is_octal(char c) { return c >= '0' && c <= '7'; }
+
 // Every byte that is not [0-9A-Za-z_] or >= 0x80 is written as \xHH.
 std::string escape_literal(std::string_view literal);
 
