@@ -172,7 +172,7 @@ TEST(Engines, word_matches_are_reported_without_the_bytes_around_them) {
 }
 
 TEST(Engines, a_regex_that_asks_for_a_newline_is_refused_with_its_position) {
-  for (const char* raw : {"a\\nb", "x[\\n]", "\\x0a", "a\\x{a}"}) {
+  for (const char* raw : {"a\\nb", "x[\\n]", "\\x0a", "a\\x{a}", "a\\012", "a\\12b"}) {
     const std::string p = raw;
     try {
       make_matcher({p}, PatternSyntax::regex);

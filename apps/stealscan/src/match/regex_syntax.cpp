@@ -17,19 +17,6 @@ int hex_value(char c) {
   return -1;
 }
 
-// The length of an escape at r[i] that denotes '\n' itself, or 0.
-std::size_t newline_escape(std::string_view r, std::size_t i) {
-  if (i + 1 >= r.size() || r[i] != '\\') return 0;
-  const char e = r[i + 1];
-  if (e == 'n') return 2;
-  if (e == 'x') {
-    const HexEscape h = hex_escape(r, i);
-    return h.value == '\n' ? h.length : 0;
-  }
-  if (e == '0' && i + 3 < r.size() && r[i + 2] == '1' && r[i + 3] == '2') return 4;  // \012
-  return 0;
-}
-
 }  // namespace
 
 HexEscape hex_escape(std::string_view r, std::size_t i) {
@@ -221,7 +208,7 @@ std::optional<std::size_t> newline_literal_at(std::string_view r) {
   for (std::size_t i = 0; i < r.size(); ++i) {
     const char c = r[i];
     if (c == '\\') {
-      if (newline_escape(r, i) != 0) return i;
+      if (const std::optional<Escaped> b = byte_escape(r, i); b && b->value == '\n') return i;  // \n \x0a \012 \12
       if (i + 1 < r.size() && r[i + 1] == 'Q') {
         const std::size_t q = r.find("\\E", i + 2);
         if (q == std::string_view::npos) return std::nullopt;

@@ -101,7 +101,7 @@ HexEscape hex_escape(std::string_view r, std::size_t i);
 bool has_unicode_class(std::string_view regex);
 
 // The position of an escape outside a character class that denotes '\n' itself
-// (\n, \x0a, \x{a}, \012), or of a class that holds nothing but '\n'; nullopt if
+// (\n, \x0a, \x{a}, \012, \12: byte_escape()), or of a class that holds nothing but '\n'; nullopt if
 // there is none.
 std::optional<std::size_t> newline_literal_at(std::string_view regex);
 
