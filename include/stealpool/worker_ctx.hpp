@@ -56,7 +56,8 @@ class WorkerCtx {
   void spawn_global(T task) {
     counted([&] { Box::box_and_push(std::move(task), [&](const auto& s) { shared_->injector.push(s); }); });
     ++metrics_.global_spawns;
-    if (shared_->sleep.notify(1) != 0) ++metrics_.spawn_wakes;
+    // The injector's [INJ-claim] published it: no fence needed.
+    if (shared_->sleep.notify_after_seq_cst_rmw(1) != 0) ++metrics_.spawn_wakes;
   }
 
   ExecutorHandle<T> handle() const { return ExecutorHandle<T>(shared_); }

@@ -58,7 +58,7 @@ class ExecutorShared {
       give_back(1);
       throw;
     }
-    sleep.notify(1);
+    sleep.notify_after_seq_cst_rmw(1);  // the injector's [INJ-claim] published it
     return true;
   }
 
@@ -95,7 +95,7 @@ class ExecutorShared {
       give_back(tasks.size() - queued);
       throw;
     }
-    sleep.notify(std::min(tasks.size(), config.workers));
+    sleep.notify_after_seq_cst_rmw(std::min(tasks.size(), config.workers));  // as spawn_one
     return true;
   }
 

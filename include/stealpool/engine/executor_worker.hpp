@@ -221,7 +221,8 @@ class ExecutorWorker {
   void push_global(Stored item) {
     ctx_.counted([&] { shared_.injector.push(item); });
     ++ctx_.metrics_.global_spawns;
-    if (shared_.sleep.notify(1) != 0) ++ctx_.metrics_.spawn_wakes;
+    // The injector's [INJ-claim] published it: no fence needed.
+    if (shared_.sleep.notify_after_seq_cst_rmw(1) != 0) ++ctx_.metrics_.spawn_wakes;
   }
 
   // The owner took back a job it pushed and ran it inline (or will): account
@@ -312,7 +313,7 @@ class ExecutorWorker {
       }
       if (item) {
         shared_.injector.push(*item);  // still counted: it just moves
-        (void)shared_.sleep.notify(1);  // someone else may run it now
+        (void)shared_.sleep.notify_after_seq_cst_rmw(1);  // someone else may run it now
       }
       const IdleAction a = idle.on_idle();
       if (a.kind == IdleKind::park) sleep_on(latch, a.timeout, idle, /*isolated=*/true);

@@ -100,10 +100,14 @@ class Injector {
       if (n > items.size()) n = items.size();
       const bool fills_block = offset + n == kBlockSlots;
       if (fills_block && spare == nullptr) spare = fresh_block();
-      // [INJ-claim] positions [tail, tail + n) become ours. acq_rel: acquire
-      // continues the release sequence of [INJ-marker] (so `block` is this lap's);
-      // release orders our earlier writes for consumers that read tail.
-      if (!tail_.value.compare_exchange_weak(tail, tail + n, std::memory_order::acq_rel,
+      // [INJ-claim] positions [tail, tail + n) become ours. Its acquire continues
+      // the release sequence of [INJ-marker] (so `block` is this lap's); its
+      // release orders our earlier writes for consumers that read tail. seq_cst,
+      // not only acq_rel: this CAS is also the producer's publishing step in
+      // [SLEEP-dekker] (a sleeper's re-check reads tail, empty_hint()), so that
+      // the pool's wake-up check after a push needs no fence
+      // (SleepRegistry::notify_after_seq_cst_rmw). The same instruction on x86.
+      if (!tail_.value.compare_exchange_weak(tail, tail + n, std::memory_order::seq_cst,
                                              std::memory_order::acquire)) {
         block = tail_block_.value.load(std::memory_order::acquire);  // [INJ-marker]
         continue;
@@ -143,10 +147,14 @@ class Injector {
   }
 
   // Any thread; a snapshot. "false" is exact only when no push is in progress.
+  // The sleeper's re-check ([SLEEP-dekker]).
   bool empty_hint() const noexcept {
-    // The sleep protocol orders these loads itself with [SLEEP-dekker] fences.
+    // relaxed: a stale head only makes the queue look non-empty.
     const std::uint64_t head = head_.value.load(std::memory_order::relaxed);
-    const std::uint64_t tail = tail_.value.load(std::memory_order::relaxed);
+    // [SLEEP-dekker] seq_cst: pairs with the producers' seq_cst [INJ-claim], which
+    // is not followed by a fence (engine/sleep/README.md, "Publishing with a
+    // seq_cst RMW"). A plain load on x86.
+    const std::uint64_t tail = tail_.value.load(std::memory_order::seq_cst);
     return position(head) >= position(tail);
   }
 

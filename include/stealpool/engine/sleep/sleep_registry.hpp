@@ -15,6 +15,8 @@
 // producer's load sees sleeping_ > 0 and wakes someone; if the producer's comes
 // first, the sleeper's re-check sees the work. Either way no work is stranded
 // while every worker sleeps, with no timeout needed (sleep/README.md, "Sleep").
+// A producer whose publishing step is a seq_cst RMW the re-check reads with a
+// seq_cst load (the injector's tail) skips its fence: notify_after_seq_cst_rmw.
 //
 // A bit is cleared by exactly one thread (fetch_and tells who): the waker that
 // claims it, or the sleeper cancelling. Whoever clears it decrements sleeping_.
@@ -76,6 +78,19 @@ class SleepRegistry {
     Sync::fence(std::memory_order::seq_cst);  // [SLEEP-dekker] after the publishing store
     // acquire: sees the mask bits set before the count we read.
     if (n == 0 || sleeping_.value.load(std::memory_order::acquire) == 0) return 0;
+    return wake(n);
+  }
+
+  // Producer whose publishing step was a seq_cst read-modify-write that the
+  // sleepers' re-check reads with a seq_cst load (the injector's [INJ-claim] CAS
+  // on its tail, read by Injector::empty_hint()). Then this load of the count
+  // and that pair are all seq_cst operations, a Dekker pair in their one total
+  // order without a fence (sleep/README.md, "Publishing with a seq_cst RMW").
+  // notify()'s fence would make the producer wait for its last store (the slot
+  // it has just written, whose line the polling consumer holds) to drain.
+  std::size_t notify_after_seq_cst_rmw(std::size_t n) noexcept {
+    // [SLEEP-dekker] seq_cst, as above; also an acquire (the mask bits).
+    if (n == 0 || sleeping_.value.load(std::memory_order::seq_cst) == 0) return 0;
     return wake(n);
   }
 
