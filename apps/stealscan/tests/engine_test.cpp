@@ -240,6 +240,32 @@ TEST(Engines, a_class_range_over_the_line_end_matches_inside_lines_only) {
   }
 }
 
+// Vectorscan reads \v, \s and \S as PCRE does: \v is vertical white space
+// ('\n' included) where RE2's is the vertical tab, and PCRE's \s holds the
+// vertical tab where RE2's does not. Every engine must find RE2's lines: before,
+// a[\v]b found "a" and "b" across a line end on Vectorscan, and a\Sb, a[^\s]b
+// missed "a\vb" there.
+TEST(Engines, v_s_and_S_escapes_mean_what_re2_means_on_every_engine) {
+  // Lines at 0 "a", 2 "b", 4 "a\vb", 8 "a b", 12 "a\x85b".
+  const std::string block = "a\nb\na\x0b" "b\na b\na\x85" "b\n";
+  struct Case {
+    const char* pattern;
+    std::vector<std::size_t> want;
+  };
+  const Case cases[] = {
+      {"a\\vb", {4}},           {"a[\\v]b", {4}},      {"a[\\v-\\v]b", {4}}, {"a[\\t-\\v]b", {4}},
+      {"a\\sb", {8}},           {"a[\\s]b", {8}},      {"a\\Sb", {4, 12}},   {"a[^\\s]b", {4, 12}},
+      {"a[\\S]b", {4, 12}},     {"a[^\\S]b", {8}},     {"a[^\\S\\n]b", {8}}, {"a[\\Sz]b", {4, 12}},
+      {"a[[:space:]]b", {4, 8}},  {"a\\\\vb", {}},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(lines_on_every_engine({c.pattern}, PatternSyntax::regex, {}, block), c.want) << c.pattern;
+  // The text every engine compiles: escaped backslashes and \Q..\E left alone.
+  EXPECT_EQ(self_contained("a\\v[\\v\\s]\\S\\\\s\\Q\\s\\E"),
+            "a\\x0b[\\x0b\\t\\n\\f\\r\\x20][^\\t\\n\\f\\r\\x20]\\\\s\\Q\\s\\E");
+  EXPECT_FALSE(may_match_newline(self_contained("a[\\v]\\v")));  // exact now: no confirmation needed
+}
+
 // -i folds ASCII letters only, as grep in the C locale: RE2 in Latin-1 mode
 // would also fold É with é (found by fuzz_match_engines; match/re2_text.hpp).
 TEST(Engines, ignore_case_folds_ascii_letters_only_on_every_engine) {

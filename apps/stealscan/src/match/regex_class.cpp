@@ -94,15 +94,30 @@ std::optional<BracketClass> ClassScanner::at(std::size_t open) const noexcept {
   return c;
 }
 
-void append_class_text(std::string& out, std::string_view r, const ClassScanner& scanner, const BracketClass& c) {
+void append_class_text(std::string& out, std::string_view r, const ClassScanner& scanner, const BracketClass& c,
+                       EscapeText escapes) {
   out.append(r.substr(c.open, c.first - c.open));  // '[' and its '^'
   for (std::size_t j = c.first; j < c.close;) {
     const std::size_t n = scanner.member_length(j);
-    if (n == 1 && r[j] == '[' && j + 1 < c.close && r[j + 1] == ':') out += "\\[";
+    const char* same = escapes == EscapeText::same_meaning && n == 2 && r[j] == '\\'
+                           ? same_meaning_escape(r[j + 1], true)
+                           : nullptr;
+    if (same != nullptr) out += same;
+    else if (n == 1 && r[j] == '[' && j + 1 < c.close && r[j + 1] == ':') out += "\\[";
     else out.append(r.substr(j, n));
     j += n;
   }
   out += ']';
+}
+
+const char* same_meaning_escape(char e, bool in_class) noexcept {
+  switch (e) {
+    case 'v': return "\\x0b";
+    // The space as \x20: a literal one would be dropped in PCRE's extended mode.
+    case 's': return in_class ? "\\t\\n\\f\\r\\x20" : "[\\t\\n\\f\\r\\x20]";
+    case 'S': return in_class ? "\\x00-\\x08\\x0b\\x0e-\\x1f\\x21-\\xff" : "[^\\t\\n\\f\\r\\x20]";
+    default: return nullptr;
+  }
 }
 
 std::optional<Escaped> byte_escape(std::string_view r, std::size_t i) {

@@ -63,7 +63,22 @@ class ClassScanner {
 // Then no ":]" put after the class (the next pattern of a set) can make it a
 // name, and RE2's parser, which looks for one to the end of the text after
 // each "[:", does not: 300,000 bytes of "[:x" took it 9 s.
-void append_class_text(std::string& out, std::string_view r, const ClassScanner& scanner, const BracketClass& c);
+// With EscapeText::same_meaning, also each escape that Vectorscan reads
+// otherwise than RE2 (same_meaning_escape()): for the text every engine
+// compiles, from a pattern RE2 has accepted alone (a \s cannot end a range
+// there; rewritten, [\s-z] would be a valid class).
+enum class EscapeText { as_written, same_meaning };
+void append_class_text(std::string& out, std::string_view r, const ClassScanner& scanner, const BracketClass& c,
+                       EscapeText escapes = EscapeText::as_written);
+
+// The escape \e (`e` the byte after the backslash) written so that RE2 and
+// Vectorscan read it alike, as RE2 means it, inside a class (`in_class`) or
+// outside; nullptr where they read it alike already. Vectorscan follows PCRE:
+//   \v  RE2: the vertical tab; PCRE: vertical white space, \n \v \f \r \x85
+//   \s  RE2: [\t\n\f\r ]; PCRE adds \v, and \S leaves it out
+// Left as they were, `-E 'a[\v]b'` found "a" and "b" across a line end on
+// Vectorscan, and `-E 'a\Sb'` missed "a\vb" there (RE2 found it).
+const char* same_meaning_escape(char e, bool in_class) noexcept;
 
 // A byte that an escape at r[i] == '\\' stands for: \xHH, \x{H..}, octal
 // (\0, \012, \12; a lone \1-\7 is a back-reference RE2 refuses), \a \f \n \r

@@ -106,7 +106,8 @@ std::string self_contained(std::string_view r) {
         i += 2;
         continue;
       }
-      out.append(r.substr(i, 2));  // any other escape: its second byte is never special here
+      if (const char* same = same_meaning_escape(e, false)) out += same;  // \v \s \S: as RE2 reads them
+      else out.append(r.substr(i, 2));  // any other escape: its second byte is never special here
       i += 2;
       continue;
     }
@@ -116,7 +117,8 @@ std::string self_contained(std::string_view r) {
         out.append(r.substr(i));
         break;
       }
-      append_class_text(out, r, classes, *cls);  // a bare '[' before ':' written \[
+      // A bare '[' before ':' written \[; \v \s \S as RE2 reads them.
+      append_class_text(out, r, classes, *cls, EscapeText::same_meaning);
       i = cls->close + 1;
       continue;
     }

@@ -62,9 +62,13 @@ std::string escape_literal(std::string_view literal);
 //   is searched alone, as grep does; RE2 and Vectorscan would read them as the
 //   start and end of the text given to them, a block of lines whose borders
 //   depend on how a file is read (and the two engines disagreed on an empty
-//   block).
-// Outside classes and \Q..\E only; a pattern alone means the same before and
-// after.
+//   block);
+// - the escapes Vectorscan (PCRE's syntax) reads otherwise than RE2 are written
+//   as RE2 means them, in classes too: \v is \x0b (PCRE: vertical white space,
+//   '\n' included), \s is [\t\n\f\r\x20] and \S its complement (PCRE's \s
+//   adds \v) (regex_class.hpp, same_meaning_escape()).
+// Outside \Q..\E only; a pattern alone means the same before and after (on
+// RE2: the search compiles the result only once RE2 accepted the pattern).
 std::string self_contained(std::string_view regex);
 
 // What -w puts before a pattern: a line start or a byte that is no word byte
