@@ -1,6 +1,7 @@
 // detail::RefillPacer: a lone worker waits before its next injector take only
 // after a streak of small takes (a producer trickling faster than it takes);
-// a take that finds nothing, or a large one, ends the streak.
+// a take that finds nothing, or a large one, or one of a single task after a
+// wait, ends the streak.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -38,6 +39,24 @@ TEST(RefillPacer, AnEmptyTakeEndsTheStreakSoAlternatingTakesNeverWait) {
   ASSERT_TRUE(p.should_wait());
   p.on_take(0);
   EXPECT_FALSE(p.should_wait());
+}
+
+// A wait that gathered one task at most: the producer is not outrunning the
+// worker (a ping-pong whose producer beat the poll twice), so the next take
+// does not wait. Two small takes in a row start a streak again.
+TEST(RefillPacer, OneTaskAfterAWaitEndsTheStreak) {
+  Pacer p;
+  p.on_take(1);
+  p.on_take(1);
+  ASSERT_TRUE(p.should_wait());
+  p.on_take(1);  // after the wait
+  EXPECT_FALSE(p.should_wait());
+  p.on_take(1);
+  EXPECT_FALSE(p.should_wait());
+  p.on_take(1);
+  EXPECT_TRUE(p.should_wait());
+  p.on_take(2);  // the wait gathered a run, if a small one: keep waiting
+  EXPECT_TRUE(p.should_wait());
 }
 
 TEST(RefillPacer, ALargeTakeEndsTheStreak) {
