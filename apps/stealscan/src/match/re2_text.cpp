@@ -14,14 +14,6 @@
 namespace stealscan {
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
-void append_byte(std::string& out, unsigned v) {
-  out += "\\x";
-  out += kHex[v >> 4];
-  out += kHex[v & 15];
-}
-
 // The Latin-1 letters that RE2 may fold: 0xC0-0xFE (upper case A-grave to
 // thorn, then sharp s, lower case a-grave to thorn), less the multiplication
 // and division signs. RE2 folds 0xC0-0xDE with 0xE0-0xFE.
@@ -45,7 +37,7 @@ bool is_latin1_letter(unsigned v) { return v < 256 && kLatin1Letters[v]; }
 // not factored.
 void append_high(std::string& out, unsigned v, bool fold) {
   out += fold && is_latin1_letter(v) ? "(?-i:" : "(?:";
-  append_byte(out, v);
+  append_hex_byte(out, v);
   out += "{1})";
 }
 
@@ -68,10 +60,10 @@ void append_class(std::string& out, const ByteSet& members, bool negated) {
     }
     unsigned w = v;
     while (w + 1 < 256 && members[w + 1]) ++w;
-    append_byte(out, v);
+    append_hex_byte(out, v);
     if (w > v) {
       out += '-';
-      append_byte(out, w);
+      append_hex_byte(out, w);
     }
     v = w + 1;
   }
@@ -109,7 +101,7 @@ std::string re2_text(std::string_view r, bool ignore_case) {
           const auto b = static_cast<unsigned char>(r[k]);
           if (b >= 0x80) append_high(out, b, fold);
           else if (is_word_byte(b)) out += static_cast<char>(b);
-          else append_byte(out, b);
+          else append_hex_byte(out, b);
         }
         i = q == std::string_view::npos ? r.size() : q + 2;
         continue;

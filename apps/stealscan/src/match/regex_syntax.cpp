@@ -43,18 +43,12 @@ HexEscape hex_escape(std::string_view r, std::size_t i) {
 }
 
 std::string escape_literal(std::string_view literal) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(literal.size() * 2);
   for (const char ch : literal) {
     const auto c = static_cast<unsigned char>(ch);
-    if (is_word_byte(c)) {
-      out += ch;
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
+    if (is_word_byte(c)) out += ch;
+    else append_hex_byte(out, c);
   }
   return out;
 }
@@ -159,19 +153,16 @@ bool may_match_newline(std::string_view r) {
         i = q + 1;
         continue;
       }
-      if (e == 'x') {
-        const HexEscape h = hex_escape(r, i);
-        if (h.value < 0 || h.value == '\n') return true;
-        i += h.length - 1;
+      // One byte (\xHH, octal, \t, an escaped punctuation byte...), as the
+      // class reader reads it: exact.
+      if (const std::optional<Escaped> b = byte_escape(r, i)) {
+        if (b->value == '\n') return true;
+        i += b->length - 1;
         continue;
       }
-      if (!is_word_byte(static_cast<unsigned char>(e))) {  // an escaped punctuation byte
-        ++i;
-        continue;
-      }
-      // Classes and assertions without '\n', and single bytes other than '\n'.
-      // Everything else (\s \S \D \W \v \h \p \P \C \N \R \0..., ...) may match one.
-      if (std::strchr("dwbBAztrfa", e) == nullptr) return true;
+      // Classes and assertions without '\n'. Everything else (\s \S \D \W \p
+      // \P \C, an escape the engine refuses...) may match one.
+      if (std::strchr("dwbBAz", e) == nullptr) return true;
       ++i;
       continue;
     }

@@ -45,6 +45,15 @@ inline bool is_word_byte(unsigned char c) {
 // An octal digit, as RE2's \0, \012 and \12 escapes use them.
 inline bool is_octal(char c) { return c >= '0' && c <= '7'; }
 
+// Appends byte `v` as \xHH (two lower-case hex digits): how every rewrite
+// writes a byte that must not be read as syntax.
+inline void append_hex_byte(std::string& out, unsigned v) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += "\\x";
+  out += kHex[(v >> 4) & 15];
+  out += kHex[v & 15];
+}
+
 // Every byte that is not [0-9A-Za-z_] or >= 0x80 is written as \xHH.
 std::string escape_literal(std::string_view literal);
 
