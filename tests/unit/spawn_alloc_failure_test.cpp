@@ -20,13 +20,18 @@
 #include <cstdlib>
 #include <functional>
 #include <new>
+#include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "../support/armed_new.hpp"
 #include "../support/forkjoin_workloads.hpp"
 #include "../support/test_support.hpp"
 #include "stealpool/forkjoin.hpp"
+#include "stealpool/queue/injector.hpp"
 #include "stealpool/stealpool.hpp"
+#include "stealpool/trace.hpp"
 
 namespace sp = stealpool;
 using namespace std::chrono_literals;
@@ -112,6 +117,56 @@ TEST(SpawnAllocationFailure, EveryFailedAllocationOfALocalSpawnThrowsAndJoinStil
 TEST(SpawnAllocationFailure, EveryFailedAllocationOfAGlobalSpawnThrowsAndJoinStillReturns) {
   sptest::Watchdog dog("SpawnAllocationFailure.Global", 240s);
   fail_each_allocation("spawn_global", [](long n) { return executor_spawns(Path::global, 600, n); });
+}
+
+// Counts the workers' parks (a trace sink's callback, from the workers).
+class ParkCount final : public sp::TraceSink {
+ public:
+  void on_task(std::size_t, sp::TaskSource, std::size_t) noexcept override {}
+  void on_idle(std::size_t) noexcept override {}
+  // relaxed: a count polled by the test; nothing else is published by it.
+  void on_park(std::size_t) noexcept override { parks_.fetch_add(1, std::memory_order_relaxed); }
+  void on_unpark(std::size_t, bool) noexcept override {}
+  int parks() const { return parks_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int> parks_{0};
+};
+
+// An external batch whose queueing fails part-way (the injector's next block)
+// leaves the blocks before it queued, and they run: the pool, asleep when the
+// batch came, must be woken for them, not left asleep until join(). Allocation
+// n (the spare block claimed with the n-th block's last slot) fails: n - 1
+// blocks went in. Seen to fail without the wake-up in spawn_batch's handler:
+// nothing runs until join().
+TEST(SpawnAllocationFailure, APartlyQueuedBatchWakesAParkedPool) {
+  sptest::Watchdog dog("SpawnAllocationFailure.PartlyQueuedBatch", 120s);
+  constexpr long kBlock = static_cast<long>(sp::Injector<long>::kBlockSlots);
+  for (long n = 1; n <= 3; ++n) {
+    ParkCount parks;
+    sp::ExecutorConfig cfg = sptest::config_with(1);
+    cfg.trace = &parks;
+    std::atomic<long> ran{0};
+    sp::Executor<long> ex(cfg, [&](long, auto&) { ran.fetch_add(1); });
+    ASSERT_TRUE(sptest::wait_until([&] { return parks.parks() >= 1; })) << "the worker never parked";
+    std::this_thread::sleep_for(20ms);  // past its re-check (on_park comes first): asleep
+    const std::vector<long> batch(static_cast<std::size_t>(3 * kBlock + 10), 1);
+    bool threw = false;
+    {
+      sptest::alloc::Armed armed(n);
+      try {
+        (void)ex.spawn_external_batch(std::span<const long>(batch));
+      } catch (const std::bad_alloc&) {
+        threw = true;
+      }
+    }
+    ASSERT_TRUE(threw) << "allocation " << n;
+    const long queued = (n - 1) * kBlock;
+    EXPECT_TRUE(sptest::wait_until([&] { return ran.load() == queued; }))
+        << "allocation " << n << ": " << ran.load() << " of the " << queued << " queued tasks ran before join()";
+    (void)ex.join();
+    EXPECT_EQ(ran.load(), queued) << "allocation " << n;
+  }
 }
 
 // A thread that is not a worker spawns into a group: a heap job per spawn,

@@ -66,7 +66,8 @@ class ExecutorShared {
   // or const T (tasks are copied; so are T whose move may throw). If a task's
   // constructor or an allocation throws, nothing is queued and the tasks stay with
   // the caller, except on std::bad_alloc from the queue itself, which may leave a
-  // prefix of the batch queued (it will run) and the rest with the caller.
+  // prefix of the batch queued (it runs: sleepers are woken for it) and the rest
+  // with the caller.
   template <class Elem>
   bool spawn_batch(std::span<Elem> tasks) {
     if (tasks.empty()) return state.accepting();
@@ -93,6 +94,9 @@ class ExecutorShared {
       }
     } catch (...) {
       give_back(tasks.size() - queued);
+      // A prefix queued before the queue's std::bad_alloc runs: wake for it, or
+      // a parked pool would leave it until join() (or the next spawn).
+      if (queued != 0) sleep.notify_after_seq_cst_rmw(std::min(queued, config.workers));
       throw;
     }
     sleep.notify_after_seq_cst_rmw(std::min(tasks.size(), config.workers));  // as spawn_one
