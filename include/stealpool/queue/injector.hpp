@@ -149,7 +149,8 @@ class Injector {
   // Any thread; a snapshot. "false" is exact only when no push is in progress.
   // The sleeper's re-check ([SLEEP-dekker]).
   bool empty_hint() const noexcept {
-    // relaxed: a stale head only makes the queue look non-empty.
+    // relaxed: an older head only makes the queue look non-empty; one newer
+    // than the tail read below means the items up to that tail were taken.
     const std::uint64_t head = head_.value.load(std::memory_order::relaxed);
     // [SLEEP-dekker] seq_cst: pairs with the producers' seq_cst [INJ-claim], which
     // is not followed by a fence (engine/sleep/README.md, "Publishing with a
