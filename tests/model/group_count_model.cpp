@@ -50,6 +50,7 @@
 
 // Relacy last: after every standard and stealpool header.
 #include "fake_parker.hpp"
+#include "model_common.hpp"
 #include "model_main.hpp"
 
 namespace {
@@ -63,20 +64,7 @@ using stealpool::model::g_unparkers_done;
 // --- mutant policies -------------------------------------------------------------
 
 // Acquire loads become relaxed (RMWs keep their orders).
-template <class U>
-class RelaxedAcquireLoadAtomic : public RelacyAtomic<U> {
- public:
-  using RelacyAtomic<U>::RelacyAtomic;
-  U load(std::memory_order order = std::memory_order::seq_cst,
-         const SourceLocation& loc = SourceLocation::current()) const {
-    if (order == std::memory_order::acquire) order = std::memory_order::relaxed;
-    return RelacyAtomic<U>::load(order, loc);
-  }
-};
-struct RelaxedAcquireLoadSync : RelacySync {
-  template <class U>
-  using atomic = RelaxedAcquireLoadAtomic<U>;
-};
+using RelaxedAcquireLoadSync = stealpool::model::WeakerLoadSync<std::memory_order::acquire, std::memory_order::relaxed>;
 
 // fetch_sub becomes relaxed: a finish publishes nothing.
 template <class U>

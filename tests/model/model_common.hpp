@@ -29,6 +29,24 @@ struct RelaxedReleaseSync : RelacySync {
   using atomic = RelaxedReleaseAtomic<U>;
 };
 
+// Loads with order From become To (stores and RMWs keep theirs): one kind of
+// load's ordering taken away, e.g. acquire -> relaxed (a waiter's probe sees a
+// count without what was published before it), seq_cst -> acquire (a load
+// leaves the total order of a Dekker pair).
+template <std::memory_order From, std::memory_order To>
+struct WeakerLoadSync : RelacySync {
+  template <class U>
+  class atomic : public RelacyAtomic<U> {
+   public:
+    using RelacyAtomic<U>::RelacyAtomic;
+    U load(std::memory_order order = std::memory_order::seq_cst,
+           const SourceLocation& loc = SourceLocation::current()) const {
+      if (order == From) order = To;
+      return RelacyAtomic<U>::load(order, loc);
+    }
+  };
+};
+
 // The deque models run the deque's owner as Relacy thread 0.
 inline bool on_owner_thread() { return rl::ctx().current_thread() == 0; }
 

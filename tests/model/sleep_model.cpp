@@ -59,6 +59,7 @@
 
 // Relacy last: after every standard and stealpool header.
 #include "fake_parker.hpp"
+#include "model_common.hpp"
 #include "model_main.hpp"
 
 namespace {
@@ -83,20 +84,7 @@ struct DekkerFenceWeakSync : RelacySync {
 
 // seq_cst loads become acquire (the registry's only seq_cst load is
 // notify_after_seq_cst_rmw's load of the count).
-template <class U>
-class AcquireSeqCstLoadAtomic : public RelacyAtomic<U> {
- public:
-  using RelacyAtomic<U>::RelacyAtomic;
-  U load(std::memory_order order = std::memory_order::seq_cst,
-         const SourceLocation& loc = SourceLocation::current()) const {
-    if (order == std::memory_order::seq_cst) order = std::memory_order::acquire;
-    return RelacyAtomic<U>::load(order, loc);
-  }
-};
-struct CountLoadWeakSync : RelacySync {
-  template <class U>
-  using atomic = AcquireSeqCstLoadAtomic<U>;
-};
+using CountLoadWeakSync = stealpool::model::WeakerLoadSync<std::memory_order::seq_cst, std::memory_order::acquire>;
 
 // seq_cst CAS successes become acq_rel (the injector's only seq_cst CAS is its
 // producers' [INJ-claim]).
