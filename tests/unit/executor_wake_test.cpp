@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../support/one_at_a_time.hpp"
+#include "../support/park_counter.hpp"
 #include "../support/test_support.hpp"
 #include "stealpool/stealpool.hpp"
 
@@ -200,23 +201,6 @@ TEST(ExecutorWake, NoLostWakeUpWithASleepMaskSpanningSeveralWords) {
   EXPECT_EQ(m.per_worker.size(), 130u);
 }
 
-// join() of a pool whose workers sleep with a 1 h timeout must wake them.
-// Counts the parks that ended by timeout.
-class TimeoutCount final : public sp::TraceSink {
- public:
-  void on_task(std::size_t, sp::TaskSource, std::size_t) noexcept override {}
-  void on_idle(std::size_t) noexcept override {}
-  void on_park(std::size_t) noexcept override {}
-  // relaxed: a count read after join(); nothing else is published by it.
-  void on_unpark(std::size_t, bool notified) noexcept override {
-    if (!notified) timeouts_.fetch_add(1, std::memory_order_relaxed);
-  }
-  int timeouts() const { return timeouts_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<int> timeouts_{0};
-};
-
 // [SLEEP-last]: the worker whose announcement makes every worker asleep parks
 // with no timeout; the others time out, find all the rest asleep and park with
 // none too. So an idle pool stops timing out after about one park_timeout,
@@ -224,7 +208,7 @@ class TimeoutCount final : public sp::TraceSink {
 // in 300 ms). Races between workers waking at once can cost a second round.
 TEST(ExecutorWake, TheLastWorkerToFallAsleepParksWithNoTimeout) {
   for (std::size_t workers : {1u, 2u, 4u}) {
-    TimeoutCount count;
+    sptest::ParkCounter count;  // the parks that ended by timeout
     sp::ExecutorConfig cfg = sptest::config_with(workers);
     cfg.park_timeout = 20ms;
     cfg.spin_iters = 0;
@@ -239,6 +223,7 @@ TEST(ExecutorWake, TheLastWorkerToFallAsleepParksWithNoTimeout) {
   }
 }
 
+// join() of a pool whose workers sleep with a 1 h timeout must wake them.
 TEST(ExecutorWake, JoinWakesWorkersParkedWithALongTimeout) {
   sptest::Watchdog dog("JoinWakesWorkersParkedWithALongTimeout", 60s);
   for (std::size_t workers : {1u, 4u, 32u}) {

@@ -27,11 +27,11 @@
 
 #include "../support/armed_new.hpp"
 #include "../support/forkjoin_workloads.hpp"
+#include "../support/park_counter.hpp"
 #include "../support/test_support.hpp"
 #include "stealpool/forkjoin.hpp"
 #include "stealpool/queue/injector.hpp"
 #include "stealpool/stealpool.hpp"
-#include "stealpool/trace.hpp"
 
 namespace sp = stealpool;
 using namespace std::chrono_literals;
@@ -119,20 +119,6 @@ TEST(SpawnAllocationFailure, EveryFailedAllocationOfAGlobalSpawnThrowsAndJoinSti
   fail_each_allocation("spawn_global", [](long n) { return executor_spawns(Path::global, 600, n); });
 }
 
-// Counts the workers' parks (a trace sink's callback, from the workers).
-class ParkCount final : public sp::TraceSink {
- public:
-  void on_task(std::size_t, sp::TaskSource, std::size_t) noexcept override {}
-  void on_idle(std::size_t) noexcept override {}
-  // relaxed: a count polled by the test; nothing else is published by it.
-  void on_park(std::size_t) noexcept override { parks_.fetch_add(1, std::memory_order_relaxed); }
-  void on_unpark(std::size_t, bool) noexcept override {}
-  int parks() const { return parks_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<int> parks_{0};
-};
-
 // An external batch whose queueing fails part-way (the injector's next block)
 // leaves the blocks before it queued, and they run: the pool, asleep when the
 // batch came, must be woken for them, not left asleep until join(). Allocation
@@ -143,13 +129,13 @@ TEST(SpawnAllocationFailure, APartlyQueuedBatchWakesAParkedPool) {
   sptest::Watchdog dog("SpawnAllocationFailure.PartlyQueuedBatch", 120s);
   constexpr long kBlock = static_cast<long>(sp::Injector<long>::kBlockSlots);
   for (long n = 1; n <= 3; ++n) {
-    ParkCount parks;
+    sptest::ParkCounter parks;
     sp::ExecutorConfig cfg = sptest::config_with(1);
     cfg.trace = &parks;
     std::atomic<long> ran{0};
     sp::Executor<long> ex(cfg, [&](long, auto&) { ran.fetch_add(1); });
     ASSERT_TRUE(sptest::wait_until([&] { return parks.parks() >= 1; })) << "the worker never parked";
-    std::this_thread::sleep_for(20ms);  // past its re-check (on_park comes first): asleep
+    std::this_thread::sleep_for(20ms);  // past its re-check (park_counter.hpp): asleep
     const std::vector<long> batch(static_cast<std::size_t>(3 * kBlock + 10), 1);
     bool threw = false;
     {
