@@ -1,7 +1,7 @@
-// handoff_latency: how soon a typed executor's lone worker starts a task that a
-// producer hands it while the worker is awake, the latency that the lone
-// worker's refill wait (engine/core/refill_pacer.hpp) could add. Two patterns,
-// 100,000 tasks each, one worker:
+// handoff_latency: how soon a typed executor's worker starts a task that a
+// producer hands it while the worker is awake, the latency that the workers'
+// refill wait (engine/core/refill_pacer.hpp) could add. Two patterns, 100,000
+// tasks each, one worker (or `handoff_latency N`: N workers):
 //   ping-pong   submit one task, wait until it has run, submit the next
 //   trickle     submit a task every 2 us, never waiting
 // Prints the mean round trip (ping-pong) and the mean submit-to-start time
@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "stealpool/stealpool.hpp"
 
@@ -22,12 +23,12 @@ long long now_ns() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   constexpr int kTasks = 100000;
   std::atomic<long> ran{0};
   std::atomic<long long> waited_ns{0};  // submit to start, summed
   stealpool::ExecutorConfig cfg;
-  cfg.workers = 1;
+  cfg.workers = argc > 1 ? static_cast<std::size_t>(std::stoul(argv[1])) : 1;  // throws on a bad count
   stealpool::Executor<long long> ex(cfg, [&](long long submitted, auto&) {
     waited_ns.fetch_add(now_ns() - submitted, std::memory_order::relaxed);
     ran.fetch_add(1, std::memory_order::release);

@@ -123,7 +123,11 @@ class ExecutorWorker {
       // come a block at a time. pop_local() empties the buffer before this runs.
       if (alone_) [[unlikely]]
         return take_lone_batch();
-      return shared_.injector.steal_batch_and_pop(*ctx_.deque_);
+      pace_take();  // as the lone worker's: one take of many pushes, not one a push
+      CountingDest<typename Shared::Deque> into{*ctx_.deque_};
+      Steal<Stored> s = shared_.injector.steal_batch_and_pop(into);
+      pacer_.on_take(s.is_success() ? into.count + 1 : 0);
+      return s;
     }
   }
   Steal<Stored> steal_from(std::size_t victim) { return shared_.deques[victim]->steal(); }
@@ -419,16 +423,33 @@ class ExecutorWorker {
     if (ctx_.ledger_.settle() == Terminal::yes) shared_.initiate_done();
   }
 
-  // The lone worker's take, paced (core/refill_pacer.hpp): after a streak of
-  // small takes, wait kRefillWait so that the producer's pushes gather.
+  // Every injector take of a typed executor is paced (core/refill_pacer.hpp):
+  // after a streak of small takes, wait kRefillWait so that the producer's
+  // pushes gather.
   static constexpr std::chrono::nanoseconds kRefillWait{1000};
 
-  Steal<Stored> take_lone_batch() noexcept {
+  void pace_take() noexcept {
     if (pacer_.should_wait()) [[unlikely]] {
       const auto until = std::chrono::steady_clock::now() + kRefillWait;
       do StdSync::spin_pause();
       while (std::chrono::steady_clock::now() < until);
     }
+  }
+
+  // An injector batch's destination that counts what it receives.
+  template <class Dest>
+  struct CountingDest {
+    Dest& dest;
+    std::size_t count = 0;
+    template <class U>
+    void push(U&& item) {
+      dest.push(std::forward<U>(item));
+      ++count;
+    }
+  };
+
+  Steal<Stored> take_lone_batch() noexcept {
+    pace_take();
     Steal<Stored> s = shared_.injector.steal_batch_and_pop(lone_batch_, LoneBatch::kCapacity + 1);
     pacer_.on_take(s.is_success() ? lone_batch_.size() + 1 : 0);  // the batch was empty before
     return s;
@@ -456,7 +477,7 @@ class ExecutorWorker {
   using LoneBatch = PrivateBatch<Stored, 255>;
   struct NoBatch {};
   const bool alone_ = !kSplit && shared_.config.workers == 1;
-  RefillPacer pacer_;  // take_lone_batch()
+  RefillPacer pacer_;  // pace_take(): steal_injector(), take_lone_batch()
   [[no_unique_address]] std::conditional_t<kSplit, NoBatch, LoneBatch> lone_batch_;
 };
 

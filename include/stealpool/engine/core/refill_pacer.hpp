@@ -1,10 +1,12 @@
-// stealpool/engine/core/refill_pacer.hpp: when a typed executor's lone worker
-// should wait a moment before it takes from the injector again.
+// stealpool/engine/core/refill_pacer.hpp: when a typed executor's worker should
+// wait a moment before it takes from the injector again.
 //
-// A lone worker that outruns its producer takes a task or two at a time. Each
-// take reads the injector's tail, the line the producer's next push must then
-// take back: every push became a coherence miss, and the producer, not the
-// worker, set the pace. Once takes have come small (fewer than kSmallTake
+// A worker that outruns its producer takes a task or two at a time. Each take
+// reads the injector's tail, the line the producer's next push must then take
+// back: every push became a coherence miss, and the producer, not the workers,
+// set the pace. Each worker keeps its own pacer: the lone worker of a
+// 1-worker executor (its takes go to a private buffer) and each worker of a
+// larger one (its takes go to its deque) alike. Once takes have come small (fewer than kSmallTake
 // tasks) kStreak times in a row, the worker waits a moment (its caller decides
 // how long: ExecutorWorker, kRefillWait) before the next take, so that the
 // producer writes a run of pushes into lines it holds and one take gets them.
@@ -17,7 +19,8 @@
 // again would only delay the next task (a ping-pong whose producer had beaten
 // the poll twice stayed in the streak, waiting before every task, until a poll
 // came up empty: 6-20% of 100,000 tasks waited).
-// Measured in docs/benchmarks.md, "A lone worker's refill wait".
+// Measured in docs/benchmarks.md, "A lone worker's refill wait" and "Every
+// worker's refill wait".
 #pragma once
 
 #include <cstddef>
