@@ -7,9 +7,11 @@
 // Prints the mean round trip (ping-pong) and the mean submit-to-start time
 // (both). A throughput benchmark is stealbench's `throughput` suite.
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <string>
+#include <cstring>
+#include <system_error>
 
 #include "stealpool/stealpool.hpp"
 
@@ -21,6 +23,16 @@ long long now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
+// A worker count, digits only, 1 to 256.
+bool parse_workers(const char* text, std::size_t& out) {
+  std::size_t n = 0;
+  const char* end = text + std::strlen(text);
+  const auto [ptr, ec] = std::from_chars(text, end, n);
+  if (ec != std::errc{} || ptr != end || n < 1 || n > 256) return false;
+  out = n;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -28,7 +40,14 @@ int main(int argc, char** argv) {
   std::atomic<long> ran{0};
   std::atomic<long long> waited_ns{0};  // submit to start, summed
   stealpool::ExecutorConfig cfg;
-  cfg.workers = argc > 1 ? static_cast<std::size_t>(std::stoul(argv[1])) : 1;  // throws on a bad count
+  if (argc > 2) {
+    std::fprintf(stderr, "usage: handoff_latency [WORKERS]  (one argument at most)\n");
+    return 2;
+  }
+  if (argc == 2 && !parse_workers(argv[1], cfg.workers)) {
+    std::fprintf(stderr, "handoff_latency: WORKERS must be a number from 1 to 256, not '%s'\n", argv[1]);
+    return 2;
+  }
   stealpool::Executor<long long> ex(cfg, [&](long long submitted, auto&) {
     waited_ns.fetch_add(now_ns() - submitted, std::memory_order::relaxed);
     ran.fetch_add(1, std::memory_order::release);

@@ -6,10 +6,11 @@
 // back: every push became a coherence miss, and the producer, not the workers,
 // set the pace. Each worker keeps its own pacer: the lone worker of a
 // 1-worker executor (its takes go to a private buffer) and each worker of a
-// larger one (its takes go to its deque) alike. Once takes have come small (fewer than kSmallTake
-// tasks) kStreak times in a row, the worker waits a moment (its caller decides
-// how long: ExecutorWorker, kRefillWait) before the next take, so that the
-// producer writes a run of pushes into lines it holds and one take gets them.
+// larger one (its takes go to its deque) alike. Once takes have come small
+// (fewer than kSmallTake tasks) kStreak times in a row, the worker waits a
+// moment (its caller decides how long: ExecutorWorker, kRefillWait) before the
+// next take, so that the producer writes a run of pushes into lines it holds
+// and one take gets them.
 // A take that finds nothing, or a large one, ends the streak: a worker waking
 // from idle never waits, and one that hands back each result before the next
 // task comes (a ping-pong: its takes mostly alternate between one task and
