@@ -20,6 +20,11 @@
 // again would only delay the next task (a ping-pong whose producer had beaten
 // the poll twice stayed in the streak, waiting before every task, until a poll
 // came up empty: 6-20% of 100,000 tasks waited).
+// A wait that gathered one task or none also doubles the streak the next wait
+// needs (up to kMaxStreak), until a wait gathers a run (kSmallTake tasks or
+// more): a producer that is slow, not fast, such as a file walker feeding
+// tasks of some microseconds each, then costs a wait per kMaxStreak streaks
+// instead of one per three takes (stealscan -j2: 3% of its time).
 // Measured in docs/benchmarks.md, "A lone worker's refill wait" and "Every
 // worker's refill wait".
 #pragma once
@@ -33,13 +38,18 @@ class RefillPacer {
  public:
   static constexpr std::size_t kSmallTake = 8;
   static constexpr std::uint32_t kStreak = 2;
+  static constexpr std::uint32_t kMaxStreak = 64;
 
   // Before a take: wait first?
-  bool should_wait() const noexcept { return small_takes_ >= kStreak; }
+  bool should_wait() const noexcept { return small_takes_ >= streak_; }
 
   // After a take of `taken` tasks (0: it found none).
   void on_take(std::size_t taken) noexcept {
     const bool waited = should_wait();  // this take came after a wait
+    if (waited) {
+      if (taken >= kSmallTake) streak_ = kStreak;  // the wait paid
+      else if (taken <= 1 && streak_ < kMaxStreak) streak_ *= 2;  // it did not: wait less often
+    }
     if (taken == 0 || taken >= kSmallTake || (waited && taken == 1)) {
       small_takes_ = 0;
     } else if (!waited) {
@@ -47,8 +57,12 @@ class RefillPacer {
     }
   }
 
+  // The small takes in a row the next wait needs: kStreak to kMaxStreak.
+  std::uint32_t streak_needed() const noexcept { return streak_; }
+
  private:
-  std::uint32_t small_takes_ = 0;  // small takes in a row, up to kStreak
+  std::uint32_t small_takes_ = 0;  // small takes in a row, up to streak_
+  std::uint32_t streak_ = kStreak;
 };
 
 }  // namespace stealpool::detail
