@@ -23,8 +23,8 @@
 // A wait that gathered one task or none also doubles the streak the next wait
 // needs (up to kMaxStreak), until a wait gathers a run (kSmallTake tasks or
 // more): a producer that is slow, not fast, such as a file walker feeding
-// tasks of some microseconds each, then costs a wait per kMaxStreak streaks
-// instead of one per three takes (stealscan -j2: 3% of its time).
+// tasks of some microseconds each, then costs one wait per kMaxStreak small
+// takes instead of one per three takes (stealscan -j2: 3% of its time).
 // Measured in docs/benchmarks.md, "A lone worker's refill wait" and "Every
 // worker's refill wait".
 #pragma once
