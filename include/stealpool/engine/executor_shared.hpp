@@ -96,7 +96,7 @@ class ExecutorShared {
       give_back(tasks.size() - queued);
       // A prefix queued before the queue's std::bad_alloc runs: wake for it, or
       // a parked pool would leave it until join() (or the next spawn).
-      if (queued != 0) sleep.notify_after_seq_cst_rmw(std::min(queued, config.workers));
+      sleep.notify_after_seq_cst_rmw(std::min(queued, config.workers));  // none if queued == 0
       throw;
     }
     sleep.notify_after_seq_cst_rmw(std::min(tasks.size(), config.workers));  // as spawn_one

@@ -122,12 +122,8 @@ class ExecutorWorker {
       // the deque (its pop fences against thieves) for a private buffer, and
       // come a block at a time. pop_local() empties the buffer before this runs.
       if (alone_) [[unlikely]]
-        return take_lone_batch();
-      pace_take();  // as the lone worker's: one take of many pushes, not one a push
-      CountingDest<typename Shared::Deque> into{*ctx_.deque_};
-      Steal<Stored> s = shared_.injector.steal_batch_and_pop(into);
-      pacer_.on_take(s.is_success() ? into.count + 1 : 0);
-      return s;
+        return paced_take(lone_batch_, LoneBatch::kCapacity + 1);
+      return paced_take(*ctx_.deque_, Injector<Stored>::kBatchLimit);
     }
   }
   Steal<Stored> steal_from(std::size_t victim) { return shared_.deques[victim]->steal(); }
@@ -428,14 +424,6 @@ class ExecutorWorker {
   // pushes gather.
   static constexpr std::chrono::nanoseconds kRefillWait{1000};
 
-  void pace_take() noexcept {
-    if (pacer_.should_wait()) [[unlikely]] {
-      const auto until = std::chrono::steady_clock::now() + kRefillWait;
-      do StdSync::spin_pause();
-      while (std::chrono::steady_clock::now() < until);
-    }
-  }
-
   // An injector batch's destination that counts what it receives.
   template <class Dest>
   struct CountingDest {
@@ -448,10 +436,18 @@ class ExecutorWorker {
     }
   };
 
-  Steal<Stored> take_lone_batch() noexcept {
-    pace_take();
-    Steal<Stored> s = shared_.injector.steal_batch_and_pop(lone_batch_, LoneBatch::kCapacity + 1);
-    pacer_.on_take(s.is_success() ? lone_batch_.size() + 1 : 0);  // the batch was empty before
+  // One injector take of up to `limit` tasks into `dest` (the lone worker's
+  // buffer or the worker's deque), waiting first if the pacer says so.
+  template <class Dest>
+  Steal<Stored> paced_take(Dest& dest, std::size_t limit) {
+    if (pacer_.should_wait()) [[unlikely]] {
+      const auto until = std::chrono::steady_clock::now() + kRefillWait;
+      do StdSync::spin_pause();
+      while (std::chrono::steady_clock::now() < until);
+    }
+    CountingDest<Dest> into{dest};
+    Steal<Stored> s = shared_.injector.steal_batch_and_pop(into, limit);
+    pacer_.on_take(s.is_success() ? into.count + 1 : 0);
     return s;
   }
 
@@ -477,7 +473,7 @@ class ExecutorWorker {
   using LoneBatch = PrivateBatch<Stored, 255>;
   struct NoBatch {};
   const bool alone_ = !kSplit && shared_.config.workers == 1;
-  RefillPacer pacer_;  // pace_take(): steal_injector(), take_lone_batch()
+  RefillPacer pacer_;  // paced_take()
   [[no_unique_address]] std::conditional_t<kSplit, NoBatch, LoneBatch> lone_batch_;
 };
 

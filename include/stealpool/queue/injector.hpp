@@ -137,12 +137,15 @@ class Injector {
   // Takes the oldest item.
   Steal<T> steal() { return take(static_cast<NoDest*>(nullptr), 1); }
 
+  // The default batch of steal_batch_and_pop.
+  static constexpr std::size_t kBatchLimit = 32;
+
   // Takes up to `limit` of the oldest items (never more than one block's worth),
   // returns the first and pushes the rest onto `dest`, which the caller owns:
   // its own deque, or any buffer with push(const T&) that has room for
   // limit - 1 items.
   template <class Dest>
-  Steal<T> steal_batch_and_pop(Dest& dest, std::size_t limit = 32) {
+  Steal<T> steal_batch_and_pop(Dest& dest, std::size_t limit = kBatchLimit) {
     return take(&dest, limit == 0 ? 1 : limit);
   }
 
