@@ -4,7 +4,7 @@
 //
 // A line is shared if more than one thread may write it or other threads read
 // it: a deque's thief-visible indices, the injector's ends, the state word and
-// the done flag, the sleep registry's mask, count and cursor, each Parker word,
+// the done flag, the sleep registry's mask, count and latest sleeper, each Parker word,
 // each latch word. Owner-private state (a split deque's private part, a
 // ledger's credits) is not. Every simulated operation reports the operation of
 // the real code it stands for (LineOp); kLineCosts says how many shared-line
@@ -32,7 +32,7 @@ enum class LineOp : std::uint8_t {
   // state word, done flag
   state_acquire, state_reserve, state_settle, state_close, done_store,
   // sleep registry and parkers
-  announce, cancel_own, cancel_lost, wake_cursor, wake_claim, unpark, park_token, park_sleep, park_woken,
+  announce, announce_latest, cancel_own, cancel_lost, wake_claim, unpark, park_token, park_sleep, park_woken,
   // latches
   latch_prepare, latch_end_sleep, latch_set, thread_latch_set,
 };
@@ -99,13 +99,14 @@ inline constexpr LineCost kLineCosts[kLineOps] = {
   {LineOp::done_store, LineKind::state, 1, "done store"},
   // engine/sleep/sleep_registry.hpp, announce(): mask fetch_or, sleeping fetch_add.
   {LineOp::announce, LineKind::sleep, 2, "announce"},
+  // SleepRegistry::announce() by another worker than the latest to announce:
+  // the store of latest_, where wake() looks first. A notify only loads it; one
+  // that sees no sleeper is a fence and a load.
+  {LineOp::announce_latest, LineKind::sleep, 1, "announce (latest)"},
   // SleepRegistry::cancel() clearing its own bit: fetch_and, fetch_sub.
   {LineOp::cancel_own, LineKind::sleep, 2, "cancel"},
   // SleepRegistry::cancel() after a waker cleared the bit: the fetch_and only.
   {LineOp::cancel_lost, LineKind::sleep, 1, "cancel (bit taken)"},
-  // SleepRegistry::wake(): the round-robin cursor's fetch_add, once per notify
-  // that sees a sleeper. A notify that sees none is a fence and a load.
-  {LineOp::wake_cursor, LineKind::sleep, 1, "wake cursor"},
   // SleepRegistry::wake() claiming a sleeper: mask fetch_and, sleeping fetch_sub.
   {LineOp::wake_claim, LineKind::sleep, 2, "wake claim"},
   // platform/parker.hpp, unpark(): the exchange (its futex wake is a

@@ -234,7 +234,8 @@ class Sim {
   std::uint64_t liveness_bound_;
   bool shutdown_ = false, joined_ = false, error_ = false;
   std::uint64_t step_ = 0, executed_ = 0, in_flight_ = 0, accepted_ = 0, rejected_ = 0;
-  std::uint64_t terminal_count_ = 0, asleep_with_work_ = 0, notify_cursor_ = 0;
+  std::uint64_t terminal_count_ = 0, asleep_with_work_ = 0;
+  std::size_t latest_sleeper_ = 0;  // SleepRegistry's latest_: where notify() looks first
   ForkJoinCounts fj_;
   std::uint64_t hash_;
   std::vector<TraceRecord> trace_;

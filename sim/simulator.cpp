@@ -152,15 +152,15 @@ std::size_t Sim::sleeping_hint() {
   return chance(c_.stale_reads) ? 0 : n;
 }
 
-// SleepRegistry::notify: wakes up to n registered sleepers, round robin. With
-// none registered (or n == 0) it writes nothing: a fence and a load.
+// SleepRegistry::notify: wakes up to n registered sleepers, the latest to
+// announce first, then upward from it. With none registered (or n == 0) it
+// writes nothing: a fence and a load.
 std::size_t Sim::notify(std::size_t n) {
   std::size_t woken = 0;
-  const std::size_t start = notify_cursor_++ % workers_.size();
+  const std::size_t start = latest_sleeper_;
   for (std::size_t i = 0; i < workers_.size() && woken < n; ++i) {
     SimWorker& w = *workers_[(start + i) % workers_.size()];
     if (!w.registered_) continue;
-    if (woken == 0) lines_.add(LineOp::wake_cursor);
     lines_.add(LineOp::wake_claim);
     w.registered_ = false;
     unpark(w);
@@ -251,6 +251,10 @@ void Sim::step_worker(SimWorker& w) {
       if (done_) break;                                // DoneLatch::prepare_sleep
       w.registered_ = true;  // SleepRegistry::announce
       lines_.add(LineOp::announce);
+      if (latest_sleeper_ != w.id_) {  // announce's store of latest_, only when it changes
+        latest_sleeper_ = w.id_;
+        lines_.add(LineOp::announce_latest);
+      }
       w.state_ = WorkerState::announced;
       w.sleep_latch_ = kNoItem;
       record(TraceKind::announce, w.id_);

@@ -1,7 +1,8 @@
 // detail::SleepRegistry: who sleeps, and who wakes them. Wake-ups go only to
 // announced sleepers, at most n per notify, each sleeper's bit is cleared by
-// exactly one thread (the waker or the sleeper cancelling), and a sleeper whose
-// bit lies anywhere in a multi-word mask is found.
+// exactly one thread (the waker or the sleeper cancelling), a sleeper whose
+// bit lies anywhere in a multi-word mask is found, and the latest sleeper is
+// woken first.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -92,18 +93,37 @@ TEST(SleepRegistry, NotifyMoreThanSleepingWakesOnlyTheSleepers) {
   EXPECT_FALSE(has_token(r, 2));
 }
 
-// Round-robin start positions must never skip a sleeper: with one sleeper, every
-// notify wakes it, whatever the cursor.
-TEST(SleepRegistry, ALoneSleeperIsFoundFromEveryRoundRobinPosition) {
-  for (std::size_t workers : {1u, 2u, 7u, 64u, 65u, 130u, 200u}) {
+// The scan starts at the latest worker to announce, which may have cancelled
+// since: a lone sleeper anywhere else, below the start in its word or in
+// another word, must still be found.
+TEST(SleepRegistry, ALoneSleeperIsFoundWhereverTheScanStarts) {
+  for (std::size_t workers : {2u, 7u, 64u, 65u, 130u, 200u}) {
     Registry r(workers);
     for (std::size_t i = 0; i < 3 * workers; ++i) {
       const std::size_t w = (i * 37) % workers;
+      const std::size_t start = (i * 11 + 1) % workers;
+      if (start == w) continue;
       r.announce(w);
-      ASSERT_EQ(r.notify(1), 1u) << "workers " << workers << " sleeper " << w << " notify " << i;
+      r.announce(start);  // the scan's start now
+      ASSERT_TRUE(r.cancel(start));
+      ASSERT_EQ(r.notify(1), 1u) << "workers " << workers << " sleeper " << w << " start " << start;
       ASSERT_TRUE(has_token(r, w));
+      ASSERT_FALSE(has_token(r, start));
       ASSERT_FALSE(r.cancel(w));
     }
+  }
+}
+
+// One wake-up goes to the worker that announced last, the one idle the
+// shortest time, wherever its bit lies.
+TEST(SleepRegistry, OneWakeUpGoesToTheLatestSleeper) {
+  for (std::size_t workers : {4u, 64u, 150u}) {
+    Registry r(workers);
+    const std::vector<std::size_t> order = {workers - 1, 0, 1, workers / 2};
+    for (std::size_t w : order) r.announce(w);
+    ASSERT_EQ(r.notify(1), 1u);
+    for (std::size_t w = 0; w < workers; ++w)
+      ASSERT_EQ(has_token(r, w), w == order.back()) << "workers " << workers << ", worker " << w;
   }
 }
 

@@ -1,8 +1,9 @@
 // stealpool/engine/sleep/sleep_registry.hpp: who is asleep, and the protocol
 // that guarantees work published while a worker falls asleep is never stranded.
 //
-// Shared state: one bit per sleeping worker (the mask) and the number of set bits
-// (`sleeping_`), so that a producer with nothing to wake pays one load.
+// Shared state: one bit per sleeping worker (the mask), the number of set bits
+// (`sleeping_`), so that a producer with nothing to wake pays one load, and the
+// latest worker to announce (`latest_`), where a wake-up looks first.
 //
 //   sleeper                                   producer (any thread)
 //   announce(w): set bit w, sleeping_ + 1     publish work (queue push)
@@ -55,6 +56,10 @@ class SleepRegistry {
   // Sleeper w, before its final re-check of the queues. Returns how many
   // workers are announced now, w included ([SLEEP-last] uses it).
   std::size_t announce(std::size_t w) noexcept {
+    // relaxed: a hint of where wake() starts (the latest sleeper first); any
+    // value is correct. Stored only when it changes: a worker that sleeps
+    // again, as the one woken for each of a trickle's tasks does, writes nothing.
+    if (latest_.value.load(std::memory_order::relaxed) != w) latest_.value.store(w, std::memory_order::relaxed);
     mask_[w / 64].fetch_or(bit(w), std::memory_order::seq_cst);  // seen by wake() via sleeping_
     // seq_cst RMW (a release): a waker that reads the new count with acquire sees the bit.
     const std::size_t asleep = sleeping_.value.fetch_add(1, std::memory_order::seq_cst) + 1;
@@ -73,7 +78,7 @@ class SleepRegistry {
   }
 
   // Producer, after publishing work for up to `n` workers. Wakes at most n sleepers,
-  // starting at a round-robin position. Returns how many it woke.
+  // the latest to announce first. Returns how many it woke.
   std::size_t notify(std::size_t n) noexcept {
     Sync::fence(std::memory_order::seq_cst);  // [SLEEP-dekker] after the publishing store
     // acquire: sees the mask bits set before the count we read.
@@ -106,14 +111,18 @@ class SleepRegistry {
  private:
   static constexpr std::uint64_t bit(std::size_t w) noexcept { return std::uint64_t{1} << (w % 64); }
 
-  // Two passes: the first starts at the round-robin cursor and skips the bits
-  // below it in the first word (spreading wake-ups); the second visits every
-  // word whole, so a sleeper whose bit the first pass skipped is still found.
-  // Each claim is a fetch_and, so visiting a bit twice cannot wake twice.
+  // Two passes: the first starts at the latest sleeper to announce and skips the
+  // bits below it in the first word; the second visits every word whole, so a
+  // sleeper whose bit the first pass skipped is still found. Each claim is a
+  // fetch_and, so visiting a bit twice cannot wake twice.
+  // The latest sleeper first: its thread parked last, so it has been idle the
+  // shortest time (oneTBB's thread server, too, wakes from a stack of
+  // sleepers). A round-robin cursor, as before, woke the longest-idle worker
+  // of a pool that wakes one at a time.
   std::size_t wake(std::size_t n) noexcept {
     std::size_t woken = 0;
-    // relaxed: a round-robin cursor only spreads wake-ups; any value is correct.
-    const std::size_t start = next_.value.fetch_add(1, std::memory_order::relaxed) % workers_;
+    // relaxed: a hint set by announce(); any value in range is correct.
+    const std::size_t start = latest_.value.load(std::memory_order::relaxed);
     for (int pass = 0; pass < 2; ++pass) {
       for (std::size_t scanned = 0; scanned < words_; ++scanned) {
         const std::size_t word = (start / 64 + scanned) % words_;
@@ -138,7 +147,7 @@ class SleepRegistry {
   const std::size_t words_;
   std::unique_ptr<Padded<ParkerT>[]> parkers_;
   Padded<Atomic<std::size_t>> sleeping_{};  // shared: read by every producer
-  Padded<Atomic<std::size_t>> next_{};      // shared: round-robin cursor
+  Padded<Atomic<std::size_t>> latest_{};    // shared: the latest sleeper to announce (< workers_)
 };
 
 }  // namespace stealpool::detail
