@@ -7,6 +7,10 @@
 //   stealpool   Executor::spawn_external (the pool stays open for the whole suite)
 //   mutex pool  submit: push under the lock, notify_one
 //   oneTBB      task_arena::enqueue, the fire-and-forget call
+//   futex floor one thread parked on a bare Parker (a futex word), no queue and
+//               no pool: what every pool's wake-up pays at least on this machine
+//               (docs/wakeup.md, "The floor"); the serial row's place, so the
+//               column after the median is the floor over the row's time
 // OpenMP has no call that hands one task to a parked team from outside, so it has
 // no row here.
 #include <algorithm>
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "../throughput/mutex_pool.hpp"
+#include "stealpool/platform/parker.hpp"
 #include "stealpool/stealpool.hpp"
 #include "suites.hpp"
 
@@ -77,6 +82,35 @@ class MutexSubmitter final : public Submitter {
 
  private:
   MutexPool<Probe*> pool_;
+};
+
+// The floor: the task's thread sleeps on its own Parker and nothing else.
+class FloorSubmitter final : public Submitter {
+ public:
+  FloorSubmitter() : thread_([this] { loop(); }) {}
+  ~FloorSubmitter() override {
+    stop_.store(true, std::memory_order_relaxed);  // published by unpark()'s release
+    parker_.unpark();
+    thread_.join();
+  }
+  void submit(Probe* p) override {
+    probe_.store(p, std::memory_order_relaxed);  // published by unpark()'s release
+    parker_.unpark();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      (void)parker_.park(stealpool::detail::Parker::kForever);  // the token's acquire
+      if (stop_.load(std::memory_order_relaxed)) return;
+      if (Probe* p = probe_.exchange(nullptr, std::memory_order_relaxed)) p->start();  // else spurious
+    }
+  }
+
+  stealpool::detail::Parker parker_;
+  std::atomic<Probe*> probe_{nullptr};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;  // last: starts once the members above exist
 };
 
 #if STEALBENCH_HAVE_TBB
@@ -138,9 +172,25 @@ Suite wake_suite(const Config& config) {
     add("oneTBB", "task_arena::enqueue", [](std::size_t w) { return std::make_unique<TbbSubmitter>(w); });
 #endif
   }
+  // The floor, once, in the serial rows' place: a case each for p50 and p99 (each
+  // measures its own samples), sharing one thread, started on first use.
+  auto floor_thread = std::make_shared<std::unique_ptr<FloorSubmitter>>();
+  auto floor = [&](const char* workload, std::size_t which) {
+    b.add_serial({workload, "futex floor", "one thread, no pool", 0, "us", {}},
+                 [floor_thread, samples, which](std::span<double> out) {
+                   if (!*floor_thread) *floor_thread = std::make_unique<FloorSubmitter>();
+                   double both[2];
+                   measure(**floor_thread, samples, both);
+                   out[0] = both[which];
+                 });
+  };
+  floor("wake_p50", 0);
+  floor("wake_p99", 1);
   s.title = "wake-up latency: submit to start of one task given to a parked pool (3 ms idle before each), " +
             std::to_string(samples) + " samples per run; us";
   s.notes.push_back("each run's p50 and p99 over its samples; the table's median/min/max are over runs");
+  s.notes.push_back("futex floor: one thread woken from a bare futex, no pool; the column after a row's median is "
+                    "the floor over it (1x: the pool adds nothing to the wake-up itself)");
   return s;
 }
 
