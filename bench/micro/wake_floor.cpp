@@ -1,5 +1,5 @@
 // wake_floor: the floor under every pool's wake-up, with no pool. N threads each
-// sleep on their own Parker (one futex word, platform/parker.hpp); the main
+// sleep on their own Parker (a futex word; bench/common/parked_thread.hpp); the main
 // thread wakes one of them every 3 ms and times unpark() to that thread's first
 // clock read after park() returns. No queue, no sleep registry, no task: what is
 // left is the kernel's futex wake and the time the woken thread's CPU takes to
@@ -18,75 +18,53 @@
 // docs/wakeup.md quotes it.
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <string_view>
-#include <system_error>
 #include <thread>
 #include <vector>
 
-#include "stealpool/platform/parker.hpp"
+#include "../common/bench_cli.hpp"
+#include "../common/parked_thread.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using stealpool::detail::Parker;
 
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-// One sleeping thread's slot: its parker, the request flag and where it leaves
-// the time it woke. A line each, so that waking one does not disturb another.
-struct alignas(64) Sleeper {
-  Parker parker;
-  std::atomic<bool> wanted{false};       // set before unpark(); the token's release publishes it
-  std::atomic<std::int64_t> woke_ns{0};  // release: pairs with the main thread's acquire
+// Where a woken thread leaves the time it woke, a line per thread.
+struct alignas(64) WakeTime {
+  std::atomic<std::int64_t> ns{0};  // release: pairs with the main thread's acquire
 };
 
 class Sleepers {
  public:
-  explicit Sleepers(std::size_t n) : slots_(n) {
-    threads_.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { sleep_loop(slots_[i]); });
+  explicit Sleepers(std::size_t n) : times_(n) {
+    for (std::size_t i = 0; i < n; ++i) threads_.push_back(std::make_unique<Thread>(&record));
   }
-  ~Sleepers() {
-    stop_.store(true, std::memory_order::relaxed);  // published by each unpark()'s release
-    for (Sleeper& s : slots_) s.parker.unpark();
-    for (std::thread& t : threads_) t.join();
-  }
-  Sleepers(const Sleepers&) = delete;
-  Sleepers& operator=(const Sleepers&) = delete;
 
-  // Wakes thread i and returns the ns from just before unpark() to its clock read.
+  // Wakes thread i and returns the ns from just before its wake-up to its clock read.
   std::int64_t wake(std::size_t i) {
-    Sleeper& s = slots_[i];
-    s.woke_ns.store(0, std::memory_order::relaxed);  // the thread is parked: nobody else writes it
-    s.wanted.store(true, std::memory_order::relaxed);  // published by unpark()'s release
+    WakeTime& t = times_[i];
+    t.ns.store(0, std::memory_order_relaxed);  // the thread is parked: nobody else writes it
     const std::int64_t t0 = now_ns();
-    s.parker.unpark();
+    threads_[i]->wake(&t);
     std::int64_t woke = 0;
-    while ((woke = s.woke_ns.load(std::memory_order::acquire)) == 0) std::this_thread::yield();
+    while ((woke = t.ns.load(std::memory_order_acquire)) == 0) std::this_thread::yield();
     return woke - t0;
   }
 
  private:
-  void sleep_loop(Sleeper& s) {
-    for (;;) {
-      (void)s.parker.park(Parker::kForever);  // the token's acquire sees wanted and stop_
-      if (stop_.load(std::memory_order::relaxed)) return;
-      if (!s.wanted.exchange(false, std::memory_order::relaxed)) continue;  // spurious
-      s.woke_ns.store(now_ns(), std::memory_order::release);
-    }
-  }
+  using Thread = stealbench::ParkedThread<WakeTime>;
+  static void record(WakeTime* t) { t->ns.store(now_ns(), std::memory_order_release); }
 
-  std::vector<Sleeper> slots_;
-  std::vector<std::thread> threads_;
-  std::atomic<bool> stop_{false};
+  std::vector<WakeTime> times_;
+  std::vector<std::unique_ptr<Thread>> threads_;  // destroyed first: joined before times_ goes
 };
 
 double pct(std::vector<double>& v, double q) {
@@ -109,45 +87,30 @@ void run(const char* order, std::size_t threads, int samples, std::chrono::micro
               threads, samples, p50, p90, p99, max, p99 / p50);
 }
 
-// A whole number in [lo, hi], or false.
-bool parse(const char* text, long lo, long hi, long& out) {
-  const std::string_view sv(text);
-  long v = 0;
-  const auto [ptr, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), v);
-  if (ec != std::errc{} || ptr != sv.data() + sv.size() || v < lo || v > hi) return false;
-  out = v;
-  return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  long threads = 16, samples = 1000, gap_us = 3000;
-  struct Option {
-    const char* name;
-    long* value;
-    long lo, hi;
-  };
-  const Option options[] = {
-      {"--threads", &threads, 1, 256}, {"--samples", &samples, 10, 1'000'000}, {"--gap-us", &gap_us, 1, 1'000'000}};
-  for (int a = 1; a < argc; a += 2) {
-    const Option* o = nullptr;
-    for (const Option& c : options)
-      if (std::strcmp(argv[a], c.name) == 0) o = &c;
-    if (o == nullptr || a + 1 >= argc) {
-      std::fprintf(stderr, "usage: wake_floor [--threads N] [--samples N] [--gap-us N]  ('%s'%s)\n", argv[a],
-                   o == nullptr ? " is not an option" : " needs a value");
-      return 2;
-    }
-    if (!parse(argv[a + 1], o->lo, o->hi, *o->value)) {
-      std::fprintf(stderr, "wake_floor: %s must be a whole number from %ld to %ld, not '%s'\n", o->name, o->lo, o->hi,
-                   argv[a + 1]);
+  long long threads = 16, samples = 1000, gap_us = 3000;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (std::strcmp(a, "--threads") == 0)
+      threads = stealbench::positive_arg(a, stealbench::option_value(argc, argv, i, a), 256);
+    else if (std::strcmp(a, "--samples") == 0)
+      samples = stealbench::positive_arg(a, stealbench::option_value(argc, argv, i, a), 1'000'000);
+    else if (std::strcmp(a, "--gap-us") == 0)
+      gap_us = stealbench::positive_arg(a, stealbench::option_value(argc, argv, i, a), 1'000'000);
+    else {
+      std::fprintf(stderr, "usage: wake_floor [--threads N] [--samples N] [--gap-us N]  ('%s' is not an option)\n", a);
       return 2;
     }
   }
-  const auto gap = std::chrono::microseconds(gap_us);
+  if (samples < 10) {
+    std::fprintf(stderr, "wake_floor: --samples must be at least 10, not %lld\n", samples);
+    return 2;
+  }
   const auto n = static_cast<std::size_t>(threads);
-  const int count = static_cast<int>(samples);
+  const auto count = static_cast<int>(samples);
+  const auto gap = std::chrono::microseconds(gap_us);
   run("last", n, count, gap, /*rotate=*/false);
   if (n > 1) run("rotate", n, count, gap, /*rotate=*/true);
 }

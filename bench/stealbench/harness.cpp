@@ -98,11 +98,24 @@ void SuiteBuilder::add_case(std::vector<long> rows, std::function<void(std::span
 }
 
 void SuiteBuilder::add_serial(Row row, std::function<void(std::span<double>)> run) {
-  const bool used = std::any_of(suite_.rows.begin(), suite_.rows.end(),
-                                [&](const Row& r) { return r.workload == row.workload; });
-  if (!used) return;
-  suite_.rows.push_back(std::move(row));
-  suite_.cases.push_back({{suite_.rows.size() - 1}, std::move(run)});
+  add_serial(std::vector<Row>{std::move(row)}, std::move(run));
+}
+
+void SuiteBuilder::add_serial(std::vector<Row> rows, std::function<void(std::span<double>)> run) {
+  std::vector<char> used;  // decided before any of `rows` is added
+  for (const Row& row : rows)
+    used.push_back(std::any_of(suite_.rows.begin(), suite_.rows.end(),
+                               [&](const Row& r) { return r.workload == row.workload; }));
+  std::vector<long> indices;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (used[i] == 0) {
+      indices.push_back(-1);
+      continue;
+    }
+    suite_.rows.push_back(std::move(rows[i]));
+    indices.push_back(static_cast<long>(suite_.rows.size() - 1));
+  }
+  add_case(std::move(indices), std::move(run));
 }
 
 // How long the harness sleeps before each run, untimed: longer than the other

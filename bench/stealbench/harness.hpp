@@ -112,6 +112,9 @@ class SuiteBuilder {
   void add_case(std::vector<long> rows, std::function<void(std::span<double>)> run);
   // Adds the serial row and case of `workload` if another row of it was added.
   void add_serial(Row row, std::function<void(std::span<double>)> run);
+  // The same for several serial rows measured by one case (run() writes them in
+  // `rows`' order); each is added if its workload has another row.
+  void add_serial(std::vector<Row> rows, std::function<void(std::span<double>)> run);
 
  private:
   Suite& suite_;

@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "../common/parked_thread.hpp"
 #include "../throughput/mutex_pool.hpp"
-#include "stealpool/platform/parker.hpp"
 #include "stealpool/stealpool.hpp"
 #include "suites.hpp"
 
@@ -87,30 +87,10 @@ class MutexSubmitter final : public Submitter {
 // The floor: the task's thread sleeps on its own Parker and nothing else.
 class FloorSubmitter final : public Submitter {
  public:
-  FloorSubmitter() : thread_([this] { loop(); }) {}
-  ~FloorSubmitter() override {
-    stop_.store(true, std::memory_order_relaxed);  // published by unpark()'s release
-    parker_.unpark();
-    thread_.join();
-  }
-  void submit(Probe* p) override {
-    probe_.store(p, std::memory_order_relaxed);  // published by unpark()'s release
-    parker_.unpark();
-  }
+  void submit(Probe* p) override { thread_.wake(p); }
 
  private:
-  void loop() {
-    for (;;) {
-      (void)parker_.park(stealpool::detail::Parker::kForever);  // the token's acquire
-      if (stop_.load(std::memory_order_relaxed)) return;
-      if (Probe* p = probe_.exchange(nullptr, std::memory_order_relaxed)) p->start();  // else spurious
-    }
-  }
-
-  stealpool::detail::Parker parker_;
-  std::atomic<Probe*> probe_{nullptr};
-  std::atomic<bool> stop_{false};
-  std::thread thread_;  // last: starts once the members above exist
+  ParkedThread<Probe> thread_{[](Probe* p) { p->start(); }};
 };
 
 #if STEALBENCH_HAVE_TBB
@@ -172,20 +152,14 @@ Suite wake_suite(const Config& config) {
     add("oneTBB", "task_arena::enqueue", [](std::size_t w) { return std::make_unique<TbbSubmitter>(w); });
 #endif
   }
-  // The floor, once, in the serial rows' place: a case each for p50 and p99 (each
-  // measures its own samples), sharing one thread, started on first use.
-  auto floor_thread = std::make_shared<std::unique_ptr<FloorSubmitter>>();
-  auto floor = [&](const char* workload, std::size_t which) {
-    b.add_serial({workload, "futex floor", "one thread, no pool", 0, "us", {}},
-                 [floor_thread, samples, which](std::span<double> out) {
-                   if (!*floor_thread) *floor_thread = std::make_unique<FloorSubmitter>();
-                   double both[2];
-                   measure(**floor_thread, samples, both);
-                   out[0] = both[which];
-                 });
-  };
-  floor("wake_p50", 0);
-  floor("wake_p99", 1);
+  // The floor, once, in the serial rows' place, if any pool's row was added.
+  if (!submitters->empty()) {
+    submitters->push_back(std::make_unique<FloorSubmitter>());
+    Submitter* floor = submitters->back().get();
+    b.add_serial(std::vector<Row>{{"wake_p50", "futex floor", "one thread, no pool", 0, "us", {}},
+                                  {"wake_p99", "futex floor", "one thread, no pool", 0, "us", {}}},
+                 [floor, samples](std::span<double> out) { measure(*floor, samples, out); });
+  }
   s.title = "wake-up latency: submit to start of one task given to a parked pool (3 ms idle before each), " +
             std::to_string(samples) + " samples per run; us";
   s.notes.push_back("each run's p50 and p99 over its samples; the table's median/min/max are over runs");
