@@ -17,6 +17,17 @@ double Row::median() const {
 double Row::min() const { return samples.empty() ? 0.0 : *std::min_element(samples.begin(), samples.end()); }
 double Row::max() const { return samples.empty() ? 0.0 : *std::max_element(samples.begin(), samples.end()); }
 
+std::optional<PairedRatio> paired_ratio(const Row& num, const Row& den) {
+  if (num.samples.size() != den.samples.size()) return std::nullopt;
+  std::vector<double> v;
+  for (std::size_t i = 0; i < num.samples.size(); ++i)
+    if (num.samples[i] > 0 && den.samples[i] > 0) v.push_back(num.samples[i] / den.samples[i]);
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return PairedRatio{v[n / 4], v[n / 2], v[3 * n / 4], n};
+}
+
 std::string row_key(const std::string& suite, const Row& r) {
   // Appends only: g++ 12 -O3 warns falsely (-Wrestrict, GCC bug 105329) on
   // chains of operator+ starting from a short literal.

@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,21 @@ struct Row {
   double min() const;
   double max() const;
 };
+
+// The ratio of two rows rep by rep: num.samples[i] / den.samples[i], whose two
+// runs ran within one repetition of the suite, seconds apart (run_suite
+// interleaves the reps). A drift of the machine's speed over a run of many
+// seconds moves both sides of a pair alike, which a ratio of the two medians,
+// each taken over the whole run, does not cancel. Quartiles by rank over the
+// sorted ratios: q1 = v[n/4], median = v[n/2] (as Row::median), q3 = v[3n/4].
+struct PairedRatio {
+  double q1 = 0, median = 0, q3 = 0;
+  std::size_t pairs = 0;
+};
+// nullopt if the rows have different numbers of samples (not the same reps) or
+// no pair with both values above zero; pairs with a zero or negative value are
+// left out.
+std::optional<PairedRatio> paired_ratio(const Row& num, const Row& den);
 
 struct Case {
   std::vector<std::size_t> rows;                 // indices into Suite::rows

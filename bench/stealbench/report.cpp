@@ -84,33 +84,55 @@ std::string json_number(double v) {
   return buf;
 }
 
+// "1.16 (1.11-1.33)": paired_ratio(num, den)'s median and interquartile range,
+// or "" with fewer than three pairs (a range of one or two is no range).
+std::string paired_cell(const Row& num, const Row& den) {
+  const auto p = paired_ratio(num, den);
+  if (!p || p->pairs < 3) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f (%.2f-%.2f)", p->median, p->q1, p->q3);
+  return buf;
+}
+
+std::string json_paired(const Row* num, const Row& den) {
+  const auto p = num ? paired_ratio(*num, den) : std::nullopt;
+  if (!p) return "null";
+  return "{\"median\": " + json_number(p->median) + ", \"q1\": " + json_number(p->q1) +
+         ", \"q3\": " + json_number(p->q3) + ", \"pairs\": " + std::to_string(p->pairs) + "}";
+}
+
 }  // namespace
 
 void print_suite(const Suite& s) {
   std::printf("\n== %s: %s (%d rep%s) ==\n", s.name.c_str(), s.title.c_str(), s.reps, s.reps == 1 ? "" : "s");
-  std::printf("%-13s %7s  %-38s %10s %10s %10s %-12s %9s %10s\n", "workload", "workers", "runtime", "median", "min",
-              "max", "unit", "speedup", "peer/ours");
+  std::printf("%-13s %7s  %-38s %10s %10s %10s %-12s %9s %-19s %10s %s\n", "workload", "workers", "runtime", "median",
+              "min", "max", "unit", "speedup", " paired", "peer/ours", " paired");
   for (const std::string& w : s.workloads()) {
     const Row* serial = s.serial_row(w);
     for (const Row* r : rows_of(s, w)) {
       const std::string workers = r->serial() ? "-" : std::to_string(r->workers);
       std::printf("%-13s %7s  %-38s %10s %10s %10s %-12s", w.c_str(), workers.c_str(), r->label().c_str(),
                   fmt(r->median()).c_str(), fmt(r->min()).c_str(), fmt(r->max()).c_str(), r->unit.c_str());
-      if (serial && !r->serial() && r->median() > 0) std::printf(" %8.2fx", serial->median() / r->median());
+      const bool has_serial = serial && !r->serial() && r->median() > 0;
+      if (has_serial) std::printf(" %8.2fx", serial->median() / r->median());
       else std::printf(" %9s", "");
+      std::printf(" %-19s", has_serial ? paired_cell(*serial, *r).c_str() : "");
       const Row* peer = r->ours() ? s.best_peer(w, r->workers) : nullptr;
-      if (peer && r->median() > 0) std::printf(" %9.2fx", peer->median() / r->median());
+      if (peer && r->median() > 0) std::printf(" %9.2fx %s", peer->median() / r->median(), paired_cell(*peer, *r).c_str());
       std::printf("\n");
     }
     std::printf("\n");
   }
   for (const std::string& note : s.notes) std::printf("  %s\n", note.c_str());
+  if (s.reps >= 3)
+    std::printf("  paired: the same ratio taken rep by rep (each rep runs every row once, seconds apart), median "
+                "(quartiles)\n");
 }
 
 void print_summary(const std::vector<Suite>& suites) {
   std::printf("\n== summary: stealpool's best row against the best peer (median; above 1x: stealpool faster) ==\n");
-  std::printf("%-11s %-13s %7s  %-38s %-38s %9s\n", "suite", "workload", "workers", "stealpool", "best peer",
-              "peer/ours");
+  std::printf("%-11s %-13s %7s  %-38s %-38s %9s %s\n", "suite", "workload", "workers", "stealpool", "best peer",
+              "peer/ours", " paired");
   for (const Suite& s : suites)
     for (const std::string& w : s.workloads())
       for (std::size_t workers : s.worker_counts()) {
@@ -123,8 +145,9 @@ void print_summary(const std::vector<Suite>& suites) {
         if (!ours || !peer) continue;
         const std::string a = ours->label() + " " + fmt(ours->median()) + " " + ours->unit;
         const std::string b = peer->label() + " " + fmt(peer->median()) + " " + peer->unit;
-        std::printf("%-11s %-13s %7zu  %-38s %-38s %8.2fx\n", s.name.c_str(), w.c_str(), workers, a.c_str(), b.c_str(),
-                    ours->median() > 0 ? peer->median() / ours->median() : 0.0);
+        std::printf("%-11s %-13s %7zu  %-38s %-38s %8.2fx %s\n", s.name.c_str(), w.c_str(), workers, a.c_str(),
+                    b.c_str(), ours->median() > 0 ? peer->median() / ours->median() : 0.0,
+                    paired_cell(*peer, *ours).c_str());
       }
 }
 
@@ -163,7 +186,9 @@ void write_json(const std::string& path, const Machine& m, const Config& c, cons
       out << "], \"speedup_over_serial\": "
           << (serial && !r.serial() ? json_number(serial->median() / r.median()) : "null")
           << ", \"best_peer\": " << (peer ? json_string(peer->label()) : "null")
-          << ", \"best_peer_over_ours\": " << (peer ? json_number(peer->median() / r.median()) : "null") << "}";
+          << ", \"best_peer_over_ours\": " << (peer ? json_number(peer->median() / r.median()) : "null")
+          << ", \"paired_speedup_over_serial\": " << (r.serial() ? "null" : json_paired(serial, r))
+          << ", \"paired_best_peer_over_ours\": " << json_paired(peer, r) << "}";
       first = false;
     }
     out << "]}";
