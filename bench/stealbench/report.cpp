@@ -131,7 +131,7 @@ void print_suite(const Suite& s) {
 
 void print_summary(const std::vector<Suite>& suites) {
   std::printf("\n== summary: stealpool's best row against the best peer (median; above 1x: stealpool faster) ==\n");
-  std::printf("%-11s %-13s %7s  %-38s %-38s %9s %s\n", "suite", "workload", "workers", "stealpool", "best peer",
+  std::printf("%-11s %-13s %7s  %-42s %-42s %9s %s\n", "suite", "workload", "workers", "stealpool", "best peer",
               "peer/ours", " paired");
   for (const Suite& s : suites)
     for (const std::string& w : s.workloads())
@@ -145,7 +145,7 @@ void print_summary(const std::vector<Suite>& suites) {
         if (!ours || !peer) continue;
         const std::string a = ours->label() + " " + fmt(ours->median()) + " " + ours->unit;
         const std::string b = peer->label() + " " + fmt(peer->median()) + " " + peer->unit;
-        std::printf("%-11s %-13s %7zu  %-38s %-38s %8.2fx %s\n", s.name.c_str(), w.c_str(), workers, a.c_str(),
+        std::printf("%-11s %-13s %7zu  %-42s %-42s %8.2fx %s\n", s.name.c_str(), w.c_str(), workers, a.c_str(),
                     b.c_str(), ours->median() > 0 ? peer->median() / ours->median() : 0.0,
                     paired_cell(*peer, *ours).c_str());
       }
