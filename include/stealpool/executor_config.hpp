@@ -10,7 +10,9 @@
 //                 A worker settles its task count only when it
 //                 parks, so this also bounds how long join() may
 //                 wait after the last task: about a microsecond
-//                 per round
+//                 per round; when another thread has the CPU,
+//                 the first yield that comes back late ends
+//                 the rounds (engine/idle_yield.hpp)
 //   park_timeout  first park's timeout (> 0; Parker's kForever:    200 us
 //                 never time out); it doubles on each empty
 //                 park up to 64x, then workers park with no
@@ -47,9 +49,10 @@ struct ExecutorConfig {
   // executor's end again: more than there can be workers buys nothing and
   // delays shutdown.
   static constexpr std::uint32_t kMaxStealTries = 4096;
-  // A worker polls spin_iters rounds before it parks, and settles its share of
-  // the task count only then (engine/core/README.md, [LEDGER-bound]): a huge
-  // value would keep join() waiting for that long after the last task.
+  // A worker polls spin_iters rounds before it parks (fewer if a yield comes
+  // back late: engine/idle_yield.hpp), and settles its share of the task count
+  // only then (engine/core/README.md, [LEDGER-bound]): a huge value would keep
+  // join() waiting for that long after the last task.
   static constexpr std::uint32_t kMaxSpinIters = 100'000;
 
   std::size_t workers = 1;

@@ -1,13 +1,16 @@
 // detail::TieredIdle: spin_iters rounds of poll-and-yield,
 // then park with park_timeout; each park that times out doubles the timeout, up
 // to 64x, after which the worker parks with no timeout. Work or a notified
-// wake-up starts over from spinning.
+// wake-up starts over from spinning; a yield that came back late ends the
+// spinning (engine/idle_yield.hpp times the yields).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
+#include <thread>
 
 #include "stealpool/engine/core/tiered_idle.hpp"
+#include "stealpool/engine/idle_yield.hpp"
 
 namespace spd = stealpool::detail;
 using namespace std::chrono_literals;
@@ -102,3 +105,40 @@ TEST(TieredIdle, HugeParkTimeoutDoesNotOverflowWhenDoubled) {
 }
 
 }  // namespace
+
+// ---- a yield that came back late (engine/idle_yield.hpp) --------------------------
+
+TEST(TieredIdle, ALateYieldEndsTheYieldTierAndWorkStartsItOver) {
+  spd::TieredIdle idle(200, 200us);
+  ASSERT_NO_FATAL_FAILURE(expect_spin_then_yield(idle, 3));
+  idle.on_late_yield();
+  const spd::IdleAction a = idle.on_idle();
+  EXPECT_EQ(a.kind, spd::IdleKind::park) << "the 196 yield rounds left must be skipped";
+  EXPECT_EQ(a.timeout, 200us) << "a late yield shortens the yielding, not the park";
+  idle.on_work();
+  ASSERT_NO_FATAL_FAILURE(expect_spin_then_yield(idle, 200));
+  EXPECT_EQ(idle.on_idle().kind, spd::IdleKind::park);
+}
+
+TEST(TieredIdle, AYieldThatGaveTheCpuAwayForLongerThanKLateYieldIsLate) {
+  // The stand-in yield sleeps 40 kLateYield: another thread held the CPU.
+  spd::TieredIdle idle(200, 200us);
+  ASSERT_EQ(idle.on_idle().kind, spd::IdleKind::yield);
+  spd::timed_idle_yield(idle, [] { std::this_thread::sleep_for(40 * spd::kLateYield); });
+  EXPECT_EQ(idle.on_idle().kind, spd::IdleKind::park);
+}
+
+TEST(TieredIdle, AYieldThatReturnsAtOnceLeavesTheTierAsItWas) {
+  // A stand-in that returns at once is not late unless this thread itself is
+  // descheduled between the two clock reads for over kLateYield: of 50 rounds,
+  // most must stay in the yield tier (not all: a loaded CI machine may
+  // preempt us, and then the park is the right call).
+  int yield_rounds = 0;
+  for (int i = 0; i < 50; ++i) {
+    spd::TieredIdle idle(200, 200us);
+    ASSERT_EQ(idle.on_idle().kind, spd::IdleKind::yield);
+    spd::timed_idle_yield(idle, [] {});
+    if (idle.on_idle().kind == spd::IdleKind::yield) ++yield_rounds;
+  }
+  EXPECT_GE(yield_rounds, 25);
+}

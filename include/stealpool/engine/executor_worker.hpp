@@ -22,6 +22,7 @@
 #include "stealpool/engine/core/wait_step.hpp"
 #include "stealpool/engine/core/worker_step.hpp"
 #include "stealpool/engine/executor_shared.hpp"
+#include "stealpool/engine/idle_yield.hpp"
 #include "stealpool/platform/native_thread.hpp"
 #include "stealpool/engine/private_batch.hpp"
 #include "stealpool/engine/sink_trace.hpp"
@@ -282,7 +283,7 @@ class ExecutorWorker {
         case WaitKind::ran_task: break;
         case WaitKind::no_work:
           if (r.action.kind == IdleKind::spin) StdSync::spin_pause();
-          else std::this_thread::yield();
+          else idle_yield(idle);
           break;
         case WaitKind::should_park: sleep_on(latch, r.action.timeout, idle, /*isolated=*/false); break;
       }
@@ -317,7 +318,7 @@ class ExecutorWorker {
       }
       const IdleAction a = idle.on_idle();
       if (a.kind == IdleKind::park) sleep_on(latch, a.timeout, idle, /*isolated=*/true);
-      else std::this_thread::yield();
+      else idle_yield(idle);
     }
   }
 
@@ -386,7 +387,7 @@ class ExecutorWorker {
           break;
         case StepKind::no_work:
           if (r.action.kind == IdleKind::spin) StdSync::spin_pause();
-          else std::this_thread::yield();
+          else idle_yield(idle_);
           break;
         case StepKind::should_park: {
           DoneLatch done{shared_};

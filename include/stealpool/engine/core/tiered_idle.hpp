@@ -13,15 +13,17 @@
 // pool asleep parks with none (ExecutorWorker::sleep_on, sleep/README.md, "The
 // last one to sleep parks with no timeout").
 //
-// Why every spin round yields (rather than seed 000's pause-spinning with a
-// yield every 16th round): sched_yield returns at once when no other thread wants
-// the CPU, so on a machine with a core per worker it costs only a syscall per
-// poll; but when a producer thread shares the cores with the workers, a worker
-// that keeps the CPU between polls starves the very thread it waits for, and
-// each extra empty poll pulls the producer's queue lines away. Measured on 2
-// cores, 1 producer, 2 workers, 10^6 tasks one at a time: a yield every round
-// 35 ms, every 2nd round 71 ms, every 16th 96 ms; no spawn micro-benchmark got
-// slower (bench_spawn; docs in the commit that made this change).
+// A yield that came back late ends the yield tier at once (on_late_yield; the
+// threaded workers time their yields, engine/idle_yield.hpp). It means other
+// threads wanted this CPU: on a busy machine one sched_yield can hand the CPU
+// to another process for its whole time slice (4-5 ms measured on the 2-vCPU
+// VM), so spin_iters rounds would last not 0.1 ms but up to spin_iters slices;
+// the worker would see new work a slice late each round; and, since a worker
+// settles its share of the task count only when it parks (core/README.md,
+// [LEDGER-bound]), join() would return that long after the last task: about
+// 300 ms instead of 10-30 with two busy processes on 2 cores
+// (docs/benchmarks.md, "Under load"). Parked, the worker leaves the CPU to the
+// others until a wake-up.
 #pragma once
 
 #include <chrono>
@@ -51,6 +53,10 @@ class TieredIdle {
     }
     return {IdleKind::park, current_timeout()};
   }
+
+  // The caller's yield returned late: other threads want the CPU. The rest of
+  // the yield tier is skipped: the next on_idle() parks.
+  void on_late_yield() noexcept { rounds_ = spin_iters_; }
 
   // The caller reports how a park ended.
   void on_woken(bool notified) noexcept {
