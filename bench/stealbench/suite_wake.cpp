@@ -1,9 +1,13 @@
 // The wake-up suite: how long a task given to an idle, parked pool waits before it
 // starts. Each sample: sleep 3 ms (every runtime's workers have stopped spinning
 // and parked by then), read the clock, submit one task that reads the clock when
-// it starts, and wait for it; latency = start - submit. One case takes 200 samples
+// it starts, and wait for it; latency = start - submit. One case takes 1,000 samples
 // (20 with --quick) and reports their p50 and p99 (rows wake_p50 and wake_p99),
-// in microseconds.
+// in microseconds. 1,000, so that a run's p99 is its 10th slowest sample: on the
+// project's 2-vCPU VM about one wake-up in 200 lands on the other, idle vCPU and
+// takes 50-140 us (bench/micro/wake_trace), and the p99 of 200 samples (its 2nd
+// slowest) was one of those or not by chance: 24-63 us for the same build within
+// an hour, 21.5 us as the median of three runs of 2,000 samples.
 //   stealpool   Executor::spawn_external (the pool stays open for the whole suite)
 //   mutex pool  submit: push under the lock, notify_one
 //   oneTBB      task_arena::enqueue, the fire-and-forget call
@@ -132,7 +136,7 @@ Suite wake_suite(const Config& config) {
   Suite s;
   s.name = "wake";
   s.reps = config.reps_or(3);
-  const int samples = config.quick ? 20 : 200;
+  const int samples = config.quick ? 20 : 1000;
   auto submitters = std::make_shared<std::vector<std::unique_ptr<Submitter>>>();
   s.keep_alive = submitters;
 
