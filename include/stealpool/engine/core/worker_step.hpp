@@ -86,13 +86,16 @@ inline void count_task(WorkerMetrics& m, PopSource source) noexcept {
   }
 }
 
+template <class Ctx>
+using PoppedOf = Popped<typename decltype(std::declval<Ctx&>().pop_local())::value_type>;
+
+// pop_task() after the own deque came up empty: the injector, then victims.
+// Out of line: a worker comes here once per injector batch or steal, not per
+// task.
 template <class Ctx, class Trace>
-auto pop_task(Ctx& ctx, Trace& trace)
-    -> std::optional<Popped<typename decltype(ctx.pop_local())::value_type>> {
+std::optional<PoppedOf<Ctx>> pop_task_elsewhere(Ctx& ctx, Trace& trace) {
   using Item = typename decltype(ctx.pop_local())::value_type;
   const std::size_t self = ctx.worker_id();
-
-  if (auto item = ctx.pop_local()) return Popped<Item>{std::move(*item), PopSource::local, self};
 
   // The injector: a lost race (retry) means another consumer got items, not that
   // the queue is empty, so retry a bounded number of times before moving on.
@@ -118,14 +121,32 @@ auto pop_task(Ctx& ctx, Trace& trace)
   return std::nullopt;
 }
 
+template <class Ctx, class Trace>
+std::optional<PoppedOf<Ctx>> pop_task(Ctx& ctx, Trace& trace) {
+  if (auto item = ctx.pop_local()) return PoppedOf<Ctx>{std::move(*item), PopSource::local, ctx.worker_id()};
+  return pop_task_elsewhere(ctx, trace);
+}
+
+// worker_step() and its pop from the own deque are forced inline into the
+// worker's loop: that is the per-task path, and g++ leaves such calls out of
+// line in a large translation unit (its unit-growth limit): in stealbench's
+// throughput suite pop_task() and ExecutorWorker::run() were calls there, and
+// a lone worker spent 128 instructions a task where a small program with the
+// same Executor spent 60 (docs/benchmarks.md, "The worker's loop, inline").
+// wait_step() keeps calling pop_task(): forced inline there too (all of it,
+// or only its first pop), the join's helping wait grew and fib(32) with a
+// join per call ran 1.6-1.8x slower.
 template <class Ctx, class Idle, class Trace>
-StepResult worker_step(Ctx& ctx, Idle& idle, Trace& trace) {
+[[gnu::always_inline]] inline StepResult worker_step(Ctx& ctx, Idle& idle, Trace& trace) {
   const std::size_t self = ctx.worker_id();
   if (ctx.is_done()) {
     trace.on_exit(self);
     return {StepKind::exit_done};
   }
-  if (auto popped = pop_task(ctx, trace)) {
+  std::optional<PoppedOf<Ctx>> popped;
+  if (auto item = ctx.pop_local()) popped = PoppedOf<Ctx>{std::move(*item), PopSource::local, self};
+  else popped = pop_task_elsewhere(ctx, trace);
+  if (popped) {
     idle.on_work();
     trace.on_pop(self, popped->source, popped->victim);
     WorkerMetrics& m = ctx.core_metrics();
