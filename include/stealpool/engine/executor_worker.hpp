@@ -137,7 +137,7 @@ class ExecutorWorker {
 
   // Runs one task. A task that throws still counts as finished; the first
   // exception is kept and the executor stops (seed 000's panic isolation).
-  // Forced inline: the per-task path (core/worker_step.hpp, pop_task).
+  // Forced inline: the per-task path (core/worker_step.hpp, worker_step).
   [[gnu::always_inline]] bool run(Stored stored) noexcept {
     if constexpr (std::is_same_v<T, Job*>) {
       // A fork-join pool: the worker calls the job itself (engine/job.hpp),

@@ -3,7 +3,8 @@
 //
 // pop_task():    where the next task comes from: own deque (LIFO), then the
 //                injector (a batch moves to the own deque), then up to steal_tries
-//                random victims (FIFO), never the worker itself.
+//                random victims (FIFO), never the worker itself (the last two:
+//                pop_task_elsewhere()).
 // worker_step(): one step of a worker: exit if done, else pop and run a task, else
 //                ask the idle policy what to do. The caller carries out the action
 //                (spin, yield, park): mechanism stays with the caller, so the
@@ -90,8 +91,8 @@ template <class Ctx>
 using PoppedOf = Popped<typename decltype(std::declval<Ctx&>().pop_local())::value_type>;
 
 // pop_task() after the own deque came up empty: the injector, then victims.
-// Out of line: a worker comes here once per injector batch or steal, not per
-// task.
+// Not forced inline (the compiler decides): a worker comes here once per
+// injector batch or steal, not per task.
 template <class Ctx, class Trace>
 std::optional<PoppedOf<Ctx>> pop_task_elsewhere(Ctx& ctx, Trace& trace) {
   using Item = typename decltype(ctx.pop_local())::value_type;
