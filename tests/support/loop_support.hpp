@@ -4,7 +4,7 @@
 //   VisitCounter          how often each index of [0, n) was visited
 //   ChunkLog              the [b, e) chunks a parallel_for_range body received
 //   offset_of(first, i)   i - first as an unsigned 64-bit offset (any integer type)
-//   CutoffScope           the inline cutoff of loops called from outside, for a scope
+//   CutoffScope           the inline cutoff of every loop, for a scope; kAll, name()
 //   loop_from_threads(pool, n, reps)  four outside threads loop on one pool at once
 #pragma once
 #include <initializer_list>
@@ -158,10 +158,10 @@ class ChunkLog {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> chunks_;
 };
 
-// Sets the inline cutoff of loops called from outside a pool
-// (algorithms/caller_share.hpp) for a scope: kPublishAtOnce makes every such
-// loop publish its rest before running anything, kAlwaysInline (an hour) keeps
-// every loop on the caller.
+// Sets the inline cutoff of every loop (algorithms/inline_probe.hpp), from
+// outside a pool or on a worker, for a scope: kPublishAtOnce makes every loop
+// publish its rest before running anything, kAlwaysInline (an hour) keeps
+// every loop on the thread that called it.
 class CutoffScope {
  public:
   static constexpr std::uint64_t kPublishAtOnce = 0;
@@ -171,6 +171,14 @@ class CutoffScope {
   ~CutoffScope() { stealpool::detail::loop_inline_cutoff_ns.store(saved_, std::memory_order::relaxed); }
   CutoffScope(const CutoffScope&) = delete;
   CutoffScope& operator=(const CutoffScope&) = delete;
+
+  // The three cutoffs a test runs a loop under, and their names for messages.
+  static constexpr std::uint64_t kAll[] = {kPublishAtOnce, stealpool::detail::kDefaultInlineCutoffNs, kAlwaysInline};
+  static std::string name(std::uint64_t ns) {
+    if (ns == kPublishAtOnce) return "publish at once";
+    if (ns == kAlwaysInline) return "always inline";
+    return ns == stealpool::detail::kDefaultInlineCutoffNs ? "default cutoff" : std::to_string(ns) + " ns cutoff";
+  }
 
  private:
   std::uint64_t saved_;

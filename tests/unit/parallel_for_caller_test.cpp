@@ -35,15 +35,6 @@ using sptest::Part;
 
 namespace {
 
-constexpr std::uint64_t kCutoffs[] = {CutoffScope::kPublishAtOnce, sp::detail::kDefaultInlineCutoffNs,
-                                      CutoffScope::kAlwaysInline};
-
-std::string cutoff_name(std::uint64_t c) {
-  if (c == CutoffScope::kPublishAtOnce) return "publish at once";
-  if (c == CutoffScope::kAlwaysInline) return "always inline";
-  return "default cutoff";
-}
-
 class ParallelForCaller : public ::testing::TestWithParam<LoopParam> {
  protected:
   sp::ThreadPool& pool() const { return sptest::loop_pool(GetParam().workers); }
@@ -55,20 +46,20 @@ class ParallelForCaller : public ::testing::TestWithParam<LoopParam> {
 
 TEST_P(ParallelForCaller, EveryIndexExactlyOnceForEveryCutoff) {
   sptest::Watchdog dog("ParallelForCaller.Coverage");
-  for (std::uint64_t cutoff : kCutoffs) {
+  for (std::uint64_t cutoff : CutoffScope::kAll) {
     CutoffScope scope(cutoff);
     for (int grain : {0, 1, 7, 1000})
       for (int n : {1, 2, 3, 7, 97, 1009, 10007, static_cast<int>(sptest::scaled(200'003, 20'011))}) {
         sptest::VisitCounter seen(static_cast<std::size_t>(n));
         with_part([&](auto p) { sp::parallel_for(pool(), 0, n, grain, [&](int i) { seen.visit(i); }, p); });
-        ASSERT_EQ(seen.exactly_once(), "") << cutoff_name(cutoff) << ", n = " << n << ", grain " << grain;
+        ASSERT_EQ(seen.exactly_once(), "") << CutoffScope::name(cutoff) << ", n = " << n << ", grain " << grain;
       }
   }
 }
 
 TEST_P(ParallelForCaller, RangeChunksCoverDisjointlyWithinTheGrain) {
   sptest::Watchdog dog("ParallelForCaller.Chunks");
-  for (std::uint64_t cutoff : kCutoffs) {
+  for (std::uint64_t cutoff : CutoffScope::kAll) {
     CutoffScope scope(cutoff);
     for (long grain : {1L, 5L, 64L})
       for (long n : {1L, 63L, 4099L, 50'021L}) {
@@ -76,8 +67,8 @@ TEST_P(ParallelForCaller, RangeChunksCoverDisjointlyWithinTheGrain) {
         with_part([&](auto p) {
           sp::parallel_for_range(pool(), -7L, n - 7, grain, [&](long b, long e) { log.add(-7L, b, e); }, p);
         });
-        EXPECT_LE(log.largest(), static_cast<std::uint64_t>(grain)) << cutoff_name(cutoff) << ", n = " << n;
-        EXPECT_EQ(log.covers(static_cast<std::uint64_t>(n)), "") << cutoff_name(cutoff) << ", n = " << n;
+        EXPECT_LE(log.largest(), static_cast<std::uint64_t>(grain)) << CutoffScope::name(cutoff) << ", n = " << n;
+        EXPECT_EQ(log.covers(static_cast<std::uint64_t>(n)), "") << CutoffScope::name(cutoff) << ", n = " << n;
       }
   }
 }
@@ -99,7 +90,7 @@ TEST_P(ParallelForCaller, WithSeveralWorkersTheProbeRunsOnTheCallerAndTheRestOnT
       }, p);
     });
     EXPECT_EQ(on_caller.load() + elsewhere.load(), 400);
-    EXPECT_GT(elsewhere.load(), 0) << cutoff_name(cutoff);
+    EXPECT_GT(elsewhere.load(), 0) << CutoffScope::name(cutoff);
     if (cutoff == CutoffScope::kPublishAtOnce) {
       EXPECT_EQ(on_caller.load(), 0);
     } else {
@@ -136,7 +127,7 @@ struct IndexError : std::runtime_error {
 TEST_P(ParallelForCaller, ExceptionsFromTheCallersShareAndFromAWorkersShareReachTheCaller) {
   sptest::Watchdog dog("ParallelForCaller.Exceptions");
   const std::thread::id me = std::this_thread::get_id();
-  for (std::uint64_t cutoff : kCutoffs) {
+  for (std::uint64_t cutoff : CutoffScope::kAll) {
     CutoffScope scope(cutoff);
     // With the rest handed over at once and several workers, no body runs on
     // the caller. Otherwise the caller's first body (the probe's, or one worker:
@@ -154,12 +145,12 @@ TEST_P(ParallelForCaller, ExceptionsFromTheCallersShareAndFromAWorkersShareReach
         thrown = true;
       }
     }
-    EXPECT_TRUE(thrown || none_on_caller) << cutoff_name(cutoff) << ": the caller's throw was lost";
+    EXPECT_TRUE(thrown || none_on_caller) << CutoffScope::name(cutoff) << ": the caller's throw was lost";
     // The pool and the guest scope are fine afterwards.
     EXPECT_EQ(sp::detail::guest_pool_slot(), nullptr);
     sptest::VisitCounter seen(3000);
     with_part([&](auto p) { sp::parallel_for(pool(), 0, 3000, [&](int i) { seen.visit(i); }, p); });
-    EXPECT_EQ(seen.exactly_once(), "") << "after the exception, " << cutoff_name(cutoff);
+    EXPECT_EQ(seen.exactly_once(), "") << "after the exception, " << CutoffScope::name(cutoff);
   }
   if (GetParam().workers == 1) return;  // no body runs on a worker
   CutoffScope scope(CutoffScope::kPublishAtOnce);
@@ -185,7 +176,7 @@ TEST_P(ParallelForCaller, NestedCallsInTheCallersBodiesStayOnTheLoopsPool) {
   sptest::Watchdog dog("ParallelForCaller.Nesting");
   const void* mine = &pool().shared();
   const std::thread::id me = std::this_thread::get_id();
-  for (std::uint64_t cutoff : kCutoffs) {
+  for (std::uint64_t cutoff : CutoffScope::kAll) {
     CutoffScope scope(cutoff);
     const int rows = 40, cols = 97;
     sptest::VisitCounter seen(static_cast<std::size_t>(rows * cols * 3));
@@ -208,8 +199,8 @@ TEST_P(ParallelForCaller, NestedCallsInTheCallersBodiesStayOnTheLoopsPool) {
         (void)tg.wait();
       }, p);
     });
-    EXPECT_EQ(seen.exactly_once(), "") << cutoff_name(cutoff);
-    EXPECT_EQ(foreign.load(), 0) << cutoff_name(cutoff) << ": nested work ran off the loop's pool";
+    EXPECT_EQ(seen.exactly_once(), "") << CutoffScope::name(cutoff);
+    EXPECT_EQ(foreign.load(), 0) << CutoffScope::name(cutoff) << ": nested work ran off the loop's pool";
   }
   EXPECT_EQ(sp::detail::guest_pool_slot(), nullptr);
 }
@@ -219,7 +210,7 @@ TEST_P(ParallelForCaller, ReduceIsBitForBitTheSameForEveryCutoff) {
   auto term = [](long i) { return (i % 3 == 0 ? -1.0 : 1.0) / (1.0 + static_cast<double>(i % 1013)) * 1e-3 * i; };
   const long n = static_cast<long>(sptest::scaled(300'007, 30'011));
   std::vector<double> got;
-  for (std::uint64_t cutoff : kCutoffs) {
+  for (std::uint64_t cutoff : CutoffScope::kAll) {
     CutoffScope scope(cutoff);
     with_part([&](auto p) { got.push_back(sp::parallel_reduce(pool(), 0L, n, 0.0, term, std::plus<>{}, p)); });
     got.push_back(pool().run([&] { return sp::parallel_reduce(0L, n, 0.0, term, std::plus<>{}); }));

@@ -385,7 +385,9 @@ TEST(ParallelForWhere, ManyOutsideThreadsLoopOnOnePoolAtOnce) {
 }
 
 // Every part of a loop can start while the others run. W indices, grain 1, on
-// W workers: each body waits until all W have started. Before leaves published
+// W workers: each body waits until all W have started (so with the rest
+// published at once: the inline probe would run index 0 alone first, and
+// wait for ever). Before leaves published
 // what their worker had pushed, a part pushed below the top of the join tree
 // stayed private to a worker busy with its own part, and these loops ran at
 // most a few parts at once (on 16 cores: 5-7x instead of 15x for heavy loops).
@@ -395,11 +397,13 @@ TEST_P(ParallelForParts, EveryPartStartsWhileTheOthersRun) {
   const std::size_t workers = GetParam().workers;  // no structured binding: lambdas capture these
   const Part part = GetParam().part;
   sptest::Watchdog dog("ParallelForParts.EveryPartStartsWhileTheOthersRun");
+  sptest::CutoffScope publish(sptest::CutoffScope::kPublishAtOnce);
   sp::ThreadPool& pool = sptest::loop_pool(workers);
   for (int round = 0; round < 20; ++round) {
     sptest::StartTogether parts(workers);
     auto body = [&](std::size_t) { parts.arrive_and_wait(); };
-    // From a worker: the caller's inline probe would run index 0 alone first.
+    // From a worker: its parts start with a join tree (from outside, the rest
+    // is handed to the workers whole).
     pool.run([&] {
       sptest::with_partitioner(part, [&](auto p) {
         sp::parallel_for(pool, std::size_t{0}, workers, std::size_t{1}, body, p);

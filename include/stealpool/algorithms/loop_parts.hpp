@@ -1,108 +1,26 @@
 // stealpool/algorithms/loop_parts.hpp (internal): how a loop's offsets are cut
-// into parts and run by each partitioner. A loop is a chunk(begin, end) over
-// offsets; parallel_for.hpp turns indices into offsets, caller_share.hpp runs a
-// loop from a thread outside the pool. The protocols: algorithms/README.md.
+// into parts and run by each partitioner, and a loop on a worker (run_loop). A
+// loop is a chunk(begin, end) over offsets (loop_chunk.hpp); it starts with the
+// inline probe (inline_probe.hpp); caller_share.hpp runs a loop from a thread
+// outside the pool. The protocols: algorithms/README.md.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <type_traits>
 
+#include "stealpool/algorithms/inline_probe.hpp"
+#include "stealpool/algorithms/loop_chunk.hpp"
 #include "stealpool/algorithms/partitioners.hpp"
 #include "stealpool/algorithms/work_stealing_range.hpp"
 #include "stealpool/platform/cache_line.hpp"
 #include "stealpool/forkjoin/thread_pool.hpp"
 
 namespace stealpool::detail {
-
-// What the loops share: the first exception (which stops further hand-outs).
-class LoopControl {
- public:
-  bool stopped() const noexcept { return stop_.load(std::memory_order::relaxed); }  // a flag only
-  void fail(std::exception_ptr e) noexcept {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!error_) error_ = std::move(e);
-    }
-    stop_.store(true, std::memory_order::relaxed);  // the join tree (or the caller's latch) orders the rest
-  }
-  void rethrow_if_failed() {
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::mutex mu_;
-  std::exception_ptr error_;
-};
-
-// Runs chunk(begin, end) over offsets, catching into `ctl`.
-template <class Chunk>
-void run_chunk(Chunk& chunk, std::uint64_t begin, std::uint64_t end, LoopControl& ctl) noexcept {
-  if (ctl.stopped()) return;
-  try {
-    chunk(begin, end);
-  } catch (...) {
-    ctl.fail(std::current_exception());
-  }
-}
-
-// Runs [lo, hi) here in grain-sized chunks, stopping at the first exception.
-template <class Chunk>
-void run_grains(Chunk& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, LoopControl& ctl) noexcept {
-  for (std::uint64_t b = lo; b < hi && !ctl.stopped(); b += std::min(grain, hi - b))
-    run_chunk(chunk, b, b + std::min(grain, hi - b), ctl);
-}
-
-// A loop's chunk(begin, end) over offsets, by reference, with its type erased
-// and an offset added to what it is given: everything below (the partitioners,
-// the caller's share) is compiled once per partitioner, not once per body
-// type, i.e. per call site (parallel_for_test.cpp: 44 s and 1 MB of code at
-// -O3 before, 11 s and 270 KB after). The body stays inlined in its chunk's
-// loop, and a serial run of grains is one call (run_serial), so what is
-// indirect is one call per chunk a partitioner hands out, never one per index.
-class ChunkRef {
- public:
-  template <class Chunk>
-  explicit ChunkRef(Chunk& chunk) noexcept
-      : obj_(std::addressof(chunk)),
-        call_([](void* obj, std::uint64_t begin, std::uint64_t end) { (*static_cast<Chunk*>(obj))(begin, end); }),
-        serial_([](void* obj, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, LoopControl& ctl) noexcept {
-          Chunk& chunk = *static_cast<Chunk*>(obj);
-          // One chunk (a whole inline run): nothing of the grain loop stays live
-          // around the body's loop (with it, g++ 12 reloaded a reduction's
-          // constants on every index: 12% slower).
-          if (hi - lo > grain) {
-            run_grains(chunk, lo, hi, grain, ctl);
-          } else if (lo < hi) {  // an empty run calls nothing, as run_grains would not
-            run_chunk(chunk, lo, hi, ctl);
-          }
-        }) {}
-
-  void operator()(std::uint64_t begin, std::uint64_t end) const { call_(obj_, base_ + begin, base_ + end); }
-  // run_grains over [lo, hi), in one indirect call.
-  void run_serial(std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, LoopControl& ctl) const noexcept {
-    serial_(obj_, base_ + lo, base_ + hi, grain, ctl);  // grains of a shifted run: the shifted grains
-  }
-  // The same chunk, given offsets counted from `base`.
-  ChunkRef shifted(std::uint64_t base) const noexcept {
-    ChunkRef r = *this;
-    r.base_ += base;
-    return r;
-  }
-
- private:
-  void* obj_;
-  void (*call_)(void*, std::uint64_t, std::uint64_t);
-  void (*serial_)(void*, std::uint64_t, std::uint64_t, std::uint64_t, LoopControl&) noexcept;
-  std::uint64_t base_ = 0;
-};
 
 inline std::uint64_t auto_grain(std::uint64_t n, std::size_t workers) {
   const std::uint64_t g = n / (static_cast<std::uint64_t>(workers) * 128);
@@ -247,21 +165,37 @@ void run_parts(std::uint64_t lo, std::uint64_t hi, std::uint64_t grain, std::siz
   }
 }
 
-// Runs chunk over offsets [0, n) on the calling worker's pool with partitioner P.
+// Runs chunk over offsets [lo, hi), lo < hi, on the calling worker and the
+// pool's others with partitioner P: what is left of a loop after its probe.
 template <class P>
-void run_loop(std::uint64_t n, std::uint64_t grain, const ChunkRef& chunk) {
-  if (n == 0) return;
-  const std::size_t workers = PoolWorker::current()->shared().config.workers;
-  if (grain == 0) grain = auto_grain(n, workers);
-  LoopControl ctl;
+void split_on_workers(const ChunkRef& chunk, std::uint64_t lo, std::uint64_t hi, std::uint64_t grain,
+                      std::size_t workers, LoopControl& ctl) {
   if constexpr (std::is_same_v<P, adaptive_partitioner>) {
     // A budget of 16 splits per worker, at the start and after each steal: with
     // one per worker, a skewed loop's pieces were fixed after the first steal and
     // one worker idled at the end (heavy-tailed loop, 2 workers: 104% of the
     // ideal time; 16x: idle tail 1-2 ms; bench/loops).
-    adaptive_split(chunk, 0, n, grain, kAdaptiveSplitsPerWorker * workers, workers, ctl);
+    adaptive_split(chunk, lo, hi, grain, kAdaptiveSplitsPerWorker * workers, workers, ctl);
   } else {
-    run_parts<P>(0, n, grain, workers, chunk, ctl, JoinStart{});
+    run_parts<P>(lo, hi, grain, workers, chunk, ctl, JoinStart{});
+  }
+}
+
+// Runs chunk over offsets [0, n) on the calling worker's pool with partitioner
+// P. One worker: all here, as one serial run. Else the inline probe first (a
+// loop that ends within the cutoff pushes nothing and wakes nobody; a nested
+// loop in a busy pool usually does), then the rest split.
+template <class P>
+void run_loop(std::uint64_t n, std::uint64_t grain, const ChunkRef& chunk, InlineChunks how) {
+  if (n == 0) return;
+  const std::size_t workers = PoolWorker::current()->shared().config.workers;
+  if (grain == 0) grain = auto_grain(n, workers);
+  LoopControl ctl;
+  if (workers == 1) {
+    chunk.run_serial(0, n, how == InlineChunks::kAnyChunks ? n : grain, ctl);
+  } else {
+    const std::uint64_t done = probe_inline(chunk, n, grain, how, ctl);
+    if (done < n) split_on_workers<P>(chunk, done, n, grain, workers, ctl);
   }
   ctl.rethrow_if_failed();
 }

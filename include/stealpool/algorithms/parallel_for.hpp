@@ -7,14 +7,16 @@
 //   stealpool::parallel_invoke(f1, f2, f3);
 //
 // Without a pool the loop runs on the calling worker's pool, or default_pool()
-// from other threads. A thread that is no worker of any pool takes part in its
-// loop: on a pool of one worker it runs the whole loop itself; otherwise it
-// runs the loop alone for up to the inline cutoff (16 us; a loop that ends by
-// then never touches the pool), then hands the rest to the workers and waits.
-// Bodies may so run on the calling thread; loops, join() and TaskGroups they start without a
-// pool still go to the loop's pool (algorithms/README.md, "The caller's
-// share"). A body must not wait for another index's body to start: the first
-// indices run before any other thread may. Indices are any integer type, negative
+// from other threads. Every loop starts on the thread that calls it, alone, for
+// up to the inline cutoff (16 us of work; a loop that ends by then never touches
+// the pool: nothing pushed, nobody woken). Then a worker of the pool splits the
+// rest among the pool's workers, itself included; a thread that is no worker of
+// any pool hands the rest to the workers and waits (on a pool of one worker it
+// runs the whole loop itself). Bodies may so run on the calling thread; loops,
+// join() and TaskGroups they start without a pool still go to the loop's pool
+// (algorithms/README.md, "The caller's share"). A body must not wait for
+// another index's body to start: the first indices run before any other thread
+// may. Indices are any integer type, negative
 // ranges included; [first, last) with first > last throws std::invalid_argument
 // naming both; an empty range calls nothing.
 //
@@ -73,19 +75,19 @@ I at_offset(I first, std::uint64_t off) noexcept {
 }
 
 // Runs chunk over offsets [0, n) with partitioner P on `pool` (nullptr: the
-// calling worker's pool, else pool_for_outside()): inline on a worker of that
-// pool; through run() from another pool's worker; from any other thread, with
-// the caller taking part (caller_share.hpp).
+// calling worker's pool, else pool_for_outside()): on a worker of that pool, here
+// (loop_parts.hpp, run_loop); through run() from another pool's worker; from any
+// other thread, with the caller taking part (caller_share.hpp).
 template <class P>
 void run_on_erased(ThreadPool* pool, std::uint64_t n, std::uint64_t grain, const ChunkRef& chunk, InlineChunks how) {
   PoolWorker* w = PoolWorker::current();
   if (pool == nullptr) {
-    if (w != nullptr) return run_loop<P>(n, grain, chunk);
+    if (w != nullptr) return run_loop<P>(n, grain, chunk, how);
     return run_loop_from_outside<P>(pool_for_outside(), n, grain, chunk, how);
   }
   if (w == nullptr) return run_loop_from_outside<P>(*pool, n, grain, chunk, how);
-  if (&w->shared() == &pool->shared()) return run_loop<P>(n, grain, chunk);
-  pool->run([&] { run_loop<P>(n, grain, chunk); });
+  if (&w->shared() == &pool->shared()) return run_loop<P>(n, grain, chunk, how);
+  pool->run([&] { run_loop<P>(n, grain, chunk, how); });
 }
 template <class P, class Chunk>
 void run_on(ThreadPool* pool, std::uint64_t n, std::uint64_t grain, Chunk& chunk, InlineChunks how) {
