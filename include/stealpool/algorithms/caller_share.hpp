@@ -46,12 +46,8 @@ void run_loop_from_outside(ThreadPool& pool, std::uint64_t n, std::uint64_t grai
   if (grain == 0) grain = auto_grain(n, workers);
   LoopControl ctl;
   GuestScope guest(pool);
-  if (workers == 1) {
-    chunk.run_serial(0, n, how == InlineChunks::kAnyChunks ? n : grain, ctl);
-  } else {
-    const std::uint64_t done = probe_inline(chunk, n, grain, how, ctl);
-    if (done < n) pool.run([&] { split_on_workers<P>(chunk, done, n, grain, workers, ctl); });
-  }
+  const std::uint64_t done = run_start_here(chunk, n, grain, workers, how, ctl);
+  if (done < n) pool.run([&] { split_on_workers<P>(chunk, done, n, grain, workers, ctl); });
   ctl.rethrow_if_failed();
 }
 

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 
 #include "stealpool/algorithms/loop_chunk.hpp"
@@ -58,14 +59,20 @@ inline std::uint64_t run_probe(const ChunkRef& chunk, std::uint64_t n, std::uint
   }
 }
 
-// The start of a loop of n > 0 offsets on a pool of two or more workers: the
-// probe under the cutoff in force (none at 0). Returns how many offsets, from
-// 0, ran here; the caller hands [that, n) to the partitioner.
-inline std::uint64_t probe_inline(const ChunkRef& chunk, std::uint64_t n, std::uint64_t grain, InlineChunks how,
-                                  LoopControl& ctl) noexcept {
+// The start of a loop of n > 0 offsets, on the thread that called it (either
+// entry: loop_parts.hpp's run_loop, caller_share.hpp): on a pool of one worker
+// the whole loop, as one serial run; else the probe under the cutoff in force
+// (none at 0). Returns how many offsets, from 0, ran here (n: the loop is over,
+// or a body threw); the caller hands [that, n) to the partitioner.
+inline std::uint64_t run_start_here(const ChunkRef& chunk, std::uint64_t n, std::uint64_t grain, std::size_t workers,
+                                    InlineChunks how, LoopControl& ctl) noexcept {
+  const std::uint64_t inline_grain = how == InlineChunks::kAnyChunks ? n : grain;
+  if (workers == 1) {
+    chunk.run_serial(0, n, inline_grain, ctl);
+    return n;
+  }
   const std::uint64_t cutoff = loop_inline_cutoff_ns.load(std::memory_order::relaxed);
-  if (cutoff == 0) return 0;
-  return run_probe(chunk, n, how == InlineChunks::kAnyChunks ? n : grain, cutoff, ctl);
+  return cutoff == 0 ? 0 : run_probe(chunk, n, inline_grain, cutoff, ctl);
 }
 
 }  // namespace stealpool::detail

@@ -191,12 +191,8 @@ void run_loop(std::uint64_t n, std::uint64_t grain, const ChunkRef& chunk, Inlin
   const std::size_t workers = PoolWorker::current()->shared().config.workers;
   if (grain == 0) grain = auto_grain(n, workers);
   LoopControl ctl;
-  if (workers == 1) {
-    chunk.run_serial(0, n, how == InlineChunks::kAnyChunks ? n : grain, ctl);
-  } else {
-    const std::uint64_t done = probe_inline(chunk, n, grain, how, ctl);
-    if (done < n) split_on_workers<P>(chunk, done, n, grain, workers, ctl);
-  }
+  const std::uint64_t done = run_start_here(chunk, n, grain, workers, how, ctl);
+  if (done < n) split_on_workers<P>(chunk, done, n, grain, workers, ctl);
   ctl.rethrow_if_failed();
 }
 

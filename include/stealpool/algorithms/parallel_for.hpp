@@ -16,9 +16,9 @@
 // join() and TaskGroups they start without a pool still go to the loop's pool
 // (algorithms/README.md, "The caller's share"). A body must not wait for
 // another index's body to start: the first indices run before any other thread
-// may. Indices are any integer type, negative
-// ranges included; [first, last) with first > last throws std::invalid_argument
-// naming both; an empty range calls nothing.
+// may. Indices are any integer type, negative ranges included; [first, last)
+// with first > last throws std::invalid_argument naming both; an empty range
+// calls nothing.
 //
 // grain: the most indices a body call (range form) or a hand-out covers at
 // once (0: automatic, about n / (workers * 128), at least 1); the static
