@@ -5,6 +5,8 @@
 //   ChunkLog              the [b, e) chunks a parallel_for_range body received
 //   offset_of(first, i)   i - first as an unsigned 64-bit offset (any integer type)
 //   CutoffScope           the inline cutoff of every loop, for a scope; kAll, name()
+//   LoopTest              a fixture over LoopParam: pool(), with_part(f)
+//   IndexError            an exception naming the index whose body threw
 //   loop_from_threads(pool, n, reps)  four outside threads loop on one pool at once
 #pragma once
 #include <initializer_list>
@@ -20,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -204,6 +207,23 @@ inline std::vector<LoopParam> loop_params(std::initializer_list<std::size_t> wor
     for (Part p : kAllParts) v.push_back({w, p});
   return v;
 }
+
+// The fixture of a test over LoopParam: the pool of that many workers, and a
+// call of f with the partitioner as a value.
+class LoopTest : public ::testing::TestWithParam<LoopParam> {
+ protected:
+  stealpool::ThreadPool& pool() const { return loop_pool(GetParam().workers); }
+  template <class F>
+  void with_part(F&& f) const {
+    with_partitioner(GetParam().part, f);
+  }
+};
+
+// What a test's body throws: an exception that names the index it was thrown at.
+struct IndexError : std::runtime_error {
+  explicit IndexError(long i) : std::runtime_error("body " + std::to_string(i)), index(i) {}
+  long index;
+};
 
 // Four threads that are not workers each run `reps` loops of n indices on
 // `pool` at once (thread t with partitioner kAllParts[t % 3]); every loop must

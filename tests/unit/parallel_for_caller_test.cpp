@@ -30,19 +30,13 @@
 namespace sp = stealpool;
 using namespace std::chrono_literals;
 using sptest::CutoffScope;
+using sptest::IndexError;
 using sptest::LoopParam;
 using sptest::Part;
 
 namespace {
 
-class ParallelForCaller : public ::testing::TestWithParam<LoopParam> {
- protected:
-  sp::ThreadPool& pool() const { return sptest::loop_pool(GetParam().workers); }
-  template <class F>
-  void with_part(F&& f) const {
-    sptest::with_partitioner(GetParam().part, f);
-  }
-};
+class ParallelForCaller : public sptest::LoopTest {};
 
 TEST_P(ParallelForCaller, EveryIndexExactlyOnceForEveryCutoff) {
   sptest::Watchdog dog("ParallelForCaller.Coverage");
@@ -116,11 +110,6 @@ TEST_P(ParallelForCaller, BelowTheCutoffOrOnOneWorkerEverythingRunsOnTheCaller) 
   EXPECT_EQ(elsewhere.load(), 0);
   EXPECT_EQ(sp::detail::guest_pool_slot(), nullptr) << "the guest scope was not closed";
 }
-
-struct IndexError : std::runtime_error {
-  explicit IndexError(int i) : std::runtime_error("body " + std::to_string(i)), index(i) {}
-  int index;
-};
 
 // The first body the caller runs throws (in the probe, or in part 0 with the
 // rest published at once); then the first body a worker runs throws.

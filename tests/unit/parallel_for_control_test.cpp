@@ -25,6 +25,7 @@ using sptest::Part;
 
 namespace {
 
+using sptest::IndexError;
 using sptest::LoopParam;
 using sptest::loop_param_name;
 
@@ -89,19 +90,7 @@ TEST(ParallelForEdges, FirstAfterLastThrowsInvalidArgumentNamingBothAndCallsNoth
 
 // --- exceptions ----------------------------------------------------------------
 
-struct IndexError : std::runtime_error {
-  explicit IndexError(long i) : std::runtime_error("body " + std::to_string(i)), index(i) {}
-  long index;
-};
-
-class ParallelForExceptions : public ::testing::TestWithParam<LoopParam> {
- protected:
-  sp::ThreadPool& pool() const { return sptest::loop_pool(GetParam().workers); }
-  template <class F>
-  void with_part(F&& f) const {
-    sptest::with_partitioner(GetParam().part, f);
-  }
-};
+class ParallelForExceptions : public sptest::LoopTest {};
 
 TEST_P(ParallelForExceptions, TheThrowingBodysExceptionReachesTheCallerAndThePoolStaysUsable) {
   sptest::Watchdog dog("ParallelForExceptions.Reaches");

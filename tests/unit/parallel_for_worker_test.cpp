@@ -24,18 +24,12 @@
 namespace sp = stealpool;
 using namespace std::chrono_literals;
 using sptest::CutoffScope;
+using sptest::IndexError;
 using sptest::LoopParam;
 
 namespace {
 
-class ParallelForOnAWorker : public ::testing::TestWithParam<LoopParam> {
- protected:
-  sp::ThreadPool& pool() const { return sptest::loop_pool(GetParam().workers); }
-  template <class F>
-  void with_part(F&& f) const {
-    sptest::with_partitioner(GetParam().part, f);
-  }
-};
+class ParallelForOnAWorker : public sptest::LoopTest {};
 
 TEST_P(ParallelForOnAWorker, EveryIndexExactlyOnceForEveryCutoff) {
   sptest::Watchdog dog("ParallelForOnAWorker.Coverage");
@@ -117,11 +111,6 @@ TEST_P(ParallelForOnAWorker, PastTheCutoffTheRestIsSplitAmongAllWorkers) {
     EXPECT_TRUE(first_here.load()) << "the probe runs index 0 on the calling worker";
   }
 }
-
-struct IndexError : std::runtime_error {
-  explicit IndexError(int i) : std::runtime_error("body " + std::to_string(i)), index(i) {}
-  int index;
-};
 
 TEST_P(ParallelForOnAWorker, AnExceptionInTheProbeReachesTheCallerAndThePoolGoesOn) {
   sptest::Watchdog dog("ParallelForOnAWorker.Exception");
