@@ -1,8 +1,10 @@
 // fuzz_git_objects.cpp: the raw objects and index files that `stealscan
 // secrets --git` parses itself (sources/git/object_parse.hpp, pack_index.hpp),
-// on any bytes: as a commit, as a tree, and as a pack's .idx file.
+// on any bytes: as a commit (its parents and its committer time), as a tag,
+// as a tree, and as a pack's .idx file.
 //
-// Checks: nothing is read outside the input (ASan); a parsed tree's entry
+// Checks: nothing is read outside the input (ASan); a time is never negative;
+// a parsed tag names an object type; a parsed tree's entry
 // names lie inside the input and hold no NUL; an index that parses answers
 // the lookup of any id (those in it, and others) without reading past its
 // tables. (Whether a corrupt index finds its own ids is not a property: parse()
@@ -25,6 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   git_oid tree;
   std::vector<git_oid> parents;
   (void)parse_commit(in, tree, parents);
+  FUZZ_CHECK(commit_time(in) >= 0);
+  git_object_t type{};
+  if (parse_tag(in, tree, type)) FUZZ_CHECK(type >= GIT_OBJECT_COMMIT && type <= GIT_OBJECT_TAG);
 
   std::vector<TreeEntry> entries;
   if (parse_tree(in, entries)) {

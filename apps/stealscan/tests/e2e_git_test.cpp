@@ -4,7 +4,7 @@
 // is reported once; secrets only on a branch or a tag are found; merges
 // attribute a branch's blob to the branch's commit and an evil merge's own
 // content to the merge; --since; allowlist commits; binary blobs; the error
-// statuses; a history longer than one task is cut into several (the summary's
+// statuses (shallow clones and damage: e2e_git_damage_test.cpp); a history longer than one task is cut into several (the summary's
 // counts); a packed repository gives the same report, with its .idx gone too,
 // and a damaged pack an error naming the blob. The same report at 1 and 4
 // threads is e2e_git_threads_test.cpp.
@@ -241,15 +241,6 @@ TEST(GitSecrets, bad_repositories_and_revisions_exit_2_naming_them) {
   const ProcessResult since_alone = secrets({"--since", "main", t.path("repo")});
   EXPECT_EQ(since_alone.status, 2);
   EXPECT_NE(since_alone.err.find("--since needs --git"), std::string::npos) << since_alone.err;
-
-  // A shallow clone (its .git/shallow names the boundary) is refused, saying so.
-  TestRepo shallow(t.path("shallow"));
-  const git_oid s1 = shallow.commit({{"a.txt", "a\n"}}, {}, "one", "main");
-  shallow.commit({{"a.txt", "b\n"}}, {s1}, "two", "main");
-  t.write("shallow/.git/shallow", TestRepo::hex(s1) + "\n");
-  const ProcessResult cut = secrets({"--git", t.path("shallow")});
-  EXPECT_EQ(cut.status, 2);
-  EXPECT_NE(cut.err.find("is a shallow clone"), std::string::npos) << cut.err;
 
   // An empty repository (unborn HEAD) has nothing to scan.
   TestRepo empty(t.path("empty"));

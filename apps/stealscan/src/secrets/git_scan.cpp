@@ -55,7 +55,7 @@ struct Shared {
   const git::History& history;
   const Detector& detector;
   Diagnostics& diag;
-  git::PackSet packs;                 // opened before the first phase
+  const git::PackSet& packs;          // opened before the walk
   std::vector<git::BlobEntry> blobs;  // the index, in pack order; filled between the phases
   std::vector<std::optional<git::PackLocation>> places;  // each blob's, if in `packs`
 };
@@ -101,15 +101,13 @@ bool run_phase(const Shared& sh, std::vector<GitWorkerOut>& outs, std::vector<Gi
 }
 
 void diff_task(const Shared& sh, GitTask t, Ctx& ctx) {
-  GitWorkerOut& out = *ctx.scratch().out;
+  GitWorker& w = ctx.scratch();
+  std::vector<std::string> errors;
   for (std::size_t i = t.begin; i < t.end; ++i) {
-    try {
-      git::introduced_blobs(*ctx.scratch().objects, *ctx.scratch().diff, sh.history.commits[i],
-                            static_cast<std::uint32_t>(i), sh.history.excluded_blobs, out.introduced);
-    } catch (const git::GitError& e) {
-      sh.diag.message(e.what());
-      ++out.counts.errors;
-    }
+    errors.clear();
+    git::introduced_blobs(*w.objects, *w.diff, sh.history, static_cast<std::uint32_t>(i), w.out->introduced, errors);
+    for (const std::string& e : errors) sh.diag.message(e);
+    w.out->counts.errors += errors.size();
   }
 }
 
@@ -213,15 +211,14 @@ GitCounts& GitCounts::operator+=(const GitCounts& o) noexcept {
   return *this;
 }
 
-GitScanResult scan_git_history(const GitScanSettings& s, const git::History& history, const Detector& detector,
-                               Diagnostics& diag) {
+GitScanResult scan_git_history(const GitScanSettings& s, const git::PackSet& packs, const git::History& history,
+                               const Detector& detector, Diagnostics& diag) {
   if (history.commits.size() > UINT32_MAX)
     throw git::GitError("too many commits (" + std::to_string(history.commits.size()) + ")");
   GitScanResult result;
-  Shared sh{s, history, detector, diag, {}, {}, {}};
+  Shared sh{s, history, detector, diag, packs, {}, {}};
   std::vector<GitWorkerOut> outs(s.workers);
 
-  sh.packs = git::PackSet::open(s.objects_dir);
   std::vector<GitTask> diffs = ranges(GitTask::Kind::diff, history.commits.size(), kCommitsPerDiffTask);
   result.counts.diff_tasks = diffs.size();
   const bool ok = run_phase(sh, outs, diffs, [&sh](GitTask t, Ctx& ctx) { diff_task(sh, t, ctx); }, result.counts);

@@ -18,6 +18,7 @@
 #include "output/diagnostics.hpp"
 #include "secrets/detect/detector.hpp"
 #include "sources/git/history.hpp"
+#include "sources/git/pack_file.hpp"
 
 namespace stealscan::secrets {
 
@@ -37,7 +38,6 @@ struct GitYieldPolicy {
 
 struct GitScanSettings {
   std::string git_dir;      // each worker opens its own handle on it
-  std::string objects_dir;  // its objects/ (the common one, for a worktree): the packs read directly
   std::size_t workers = 1;
   bool binary_as_text = false;
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
@@ -68,7 +68,8 @@ struct GitScanResult {
 
 // Throws ThreadStartError (scan/file_feed.hpp) if the workers cannot start.
 // Unreadable objects are reported on `diag` and counted in errors.
-GitScanResult scan_git_history(const GitScanSettings& s, const git::History& history, const Detector& detector,
-                               Diagnostics& diag);
+// `packs`: the repository's (PackSet::open), read by every worker.
+GitScanResult scan_git_history(const GitScanSettings& s, const git::PackSet& packs, const git::History& history,
+                               const Detector& detector, Diagnostics& diag);
 
 }  // namespace stealscan::secrets

@@ -11,6 +11,8 @@
 #include "secrets/run_secrets.hpp"
 #include "sources/git/commit_info.hpp"
 #include "sources/git/history.hpp"
+#include "sources/git/object_reader.hpp"
+#include "sources/git/pack_file.hpp"
 
 namespace stealscan::secrets {
 namespace {
@@ -22,7 +24,12 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
 std::string summary(const git::History& h, const GitCounts& c, std::size_t findings, std::size_t known) {
   const std::string more =
       known > 0 ? " (" + std::to_string(known) + " more known: baseline or fingerprints)" : std::string();
-  return plural(findings, "finding", "findings") + more + " in " + plural(c.matched, "blob", "blobs") + " (" +
+  const std::uint64_t unreadable = h.errors.size() + c.errors;
+  std::string trouble;
+  if (unreadable > 0) trouble += "; " + plural(unreadable, "object", "objects") + " could not be read";
+  if (!h.shallow_cut.empty())
+    trouble += "; history cut at " + plural(h.shallow_cut.size(), "shallow boundary commit", "shallow boundary commits");
+  return plural(findings, "finding", "findings") + more + trouble + " in " + plural(c.matched, "blob", "blobs") + " (" +
          plural(h.commits.size(), "commit", "commits") + ", " + plural(c.unique_blobs, "unique blob", "unique blobs") +
          ": " + std::to_string(c.scanned) + " scanned, " + std::to_string(c.binary) + " binary and " +
          std::to_string(c.too_large) + " too large skipped; " + plural(c.diff_tasks, "diff task", "diff tasks") +
@@ -47,6 +54,21 @@ void fill_commit_fields(git_repository* repo, std::vector<Finding>& findings) {
   }
 }
 
+// The shallow clone's cut, said once: which commits, what it means, what to do.
+std::string shallow_message(const std::string& path, const git::History& h, bool accepted) {
+  constexpr std::size_t kNamed = 8;
+  std::string ids;
+  for (std::size_t i = 0; i < h.shallow_cut.size() && i < kNamed; ++i) ids += (i > 0 ? ", " : "") + git::hex(h.shallow_cut[i]);
+  if (h.shallow_cut.size() > kNamed) ids += " and " + std::to_string(h.shallow_cut.size() - kNamed) + " more";
+  std::string m = "'" + path + "' is a shallow clone and the scan reaches its boundary at " + ids +
+                  ": the history before is not in this clone and was not scanned (each boundary commit was scanned "
+                  "whole, as a root commit)";
+  if (!accepted)
+    m += "; fetch it (git fetch --unshallow, or --deepen N), scan a range inside it (--range BASE..HEAD), or "
+         "accept the cut with --shallow-ok";
+  return m;
+}
+
 }  // namespace
 
 int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const Suppressions& known,
@@ -56,15 +78,21 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const 
   git::History history;
   try {
     const git::Repository repo = git::open_repository(path);
-    history = git::walk_history(repo.get(), cmd.since);
+    const git::PackSet packs = git::PackSet::open(git::objects_dir(repo.get()));
+    git_odb* odb = nullptr;
+    git::check(git_repository_odb(&odb, repo.get()), "cannot open the object database");
+    const git::Odb owned_odb(odb);
+    git::ObjectReader reader(packs, odb);
+    history = git::walk_history(repo.get(), reader, git::HistoryRequest{cmd.since, cmd.range});
+    for (const std::string& e : history.errors) diag.message(e);
+    if (!history.shallow_cut.empty()) diag.message(shallow_message(path, history, cmd.shallow_ok));
     GitScanSettings s;
     s.git_dir = git_repository_path(repo.get());
-    s.objects_dir = git::objects_dir(repo.get());
     s.workers = cmd.workers;
     s.binary_as_text = cmd.binary_as_text;
     s.max_filesize = cmd.max_filesize;
     s.redact = cmd.redact;
-    result = scan_git_history(s, history, detector, diag);
+    result = scan_git_history(s, packs, history, detector, diag);
     fill_commit_fields(repo.get(), result.findings);
   } catch (const git::GitError& e) {
     diag.message(e.what());
@@ -77,7 +105,9 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const 
   std::size_t suppressed = 0;
   if (!write_findings(findings, known, cmd, detector.rules(), file, diag, suppressed)) return kError;
   diag.message(summary(history, result.counts, findings.size(), suppressed));
-  if (result.counts.errors > 0) return kError;
+  // Never a "clean" for history that was not read (README.md, "Errors").
+  if (result.counts.errors > 0 || !history.errors.empty()) return kError;
+  if (!history.shallow_cut.empty() && !cmd.shallow_ok) return kError;
   return findings.empty() ? kNoFindings : kFindings;
 }
 

@@ -28,6 +28,12 @@ Git history:
                             each once, attributed to the oldest commit adding it
       --since COMMIT        with --git: only commits not reachable from COMMIT,
                             and only blobs they add
+      --range A..B          with --git: the commits of B not reachable from A
+                            (A.. is A..HEAD; a single B: B and its ancestors),
+                            and only blobs they add
+      --shallow-ok          with --git: a shallow clone's cut is not an error
+                            (without it the scan names the boundary commits
+                            and exits 2, findings or not)
 Known findings (not reported; the summary counts them):
   -b, --baseline FILE       the findings of FILE, a previous JSON report (ours or
                             gitleaks'), matched by rule, file, commit, place
@@ -162,6 +168,10 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       flag(c.git);
     } else if (name == "--since") {
       c.since = value();
+    } else if (name == "--range") {
+      c.range = value();
+    } else if (name == "--shallow-ok") {
+      flag(c.shallow_ok);
     } else if (name == "-h" || name == "--help") {
       c.help = true;
       return c;
@@ -170,6 +180,9 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
     }
   }
   if (c.since && !c.git) throw UsageError("--since needs --git");
+  if (c.range && !c.git) throw UsageError("--range needs --git");
+  if (c.shallow_ok && !c.git) throw UsageError("--shallow-ok needs --git");
+  if (c.since && c.range) throw UsageError("--since and --range cannot be combined: use --range SINCE..HEAD");
   if (c.git && c.paths.size() > 1)
     throw UsageError("--git takes one repository, got " + std::to_string(c.paths.size()) + " paths");
   return c;

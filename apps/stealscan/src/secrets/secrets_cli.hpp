@@ -39,6 +39,8 @@ struct SecretsCommand {
   std::uint64_t archive_max_size = std::uint64_t{256} << 20;
   bool git = false;                  // --git: the history of the repository at the one PATH
   std::optional<std::string> since;  // --since COMMIT (with --git)
+  std::optional<std::string> range;  // --range A..B (with --git)
+  bool shallow_ok = false;           // --shallow-ok: a shallow clone's cut is not an error
 };
 
 extern const std::string_view kSecretsUsage;

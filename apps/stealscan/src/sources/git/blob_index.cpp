@@ -63,18 +63,6 @@ void load_tree(ObjectReader& reader, const git_oid& id, DiffScratch::Tree& t, bo
             [&t](std::uint32_t a, std::uint32_t b) { return t.entries[a].name < t.entries[b].name; });
 }
 
-// A commit's tree and parents (into `parents`).
-template <class What>
-git_oid commit_tree(ObjectReader& reader, const git_oid& id, std::vector<git_oid>& parents, const What& what) {
-  git_oid tree;
-  if (!parse_commit(read_as(reader, id, GIT_OBJECT_COMMIT, what), tree, parents)) {
-    std::string m = what();
-    m.append(": a malformed commit");
-    throw GitError(m);
-  }
-  return tree;
-}
-
 // Appends the (path, blob) pairs of the files under the tree at `depth` of
 // `s` whose blob is not the blob of that path in the old tree there (none:
 // the empty tree). `s.path` holds the trees' path ("" or "dir/"). A subtree
@@ -84,7 +72,7 @@ git_oid commit_tree(ObjectReader& reader, const git_oid& id, std::vector<git_oid
 // deltas per call, which measured at most of the history walk's time; and
 // on our own reader's bytes (README.md, "Reading objects").
 void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std::string& commit,
-             std::vector<PathBlob>& out) {
+             std::vector<PathBlob>& out, std::vector<std::string>& errors) {
   const DiffScratch::Level& here = s.level(depth);
   const std::size_t prefix = s.path.size();
   for (const TreeEntry& e : here.tree.entries) {
@@ -95,12 +83,23 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
       s.path.resize(prefix);
       s.path.append(e.name);
       DiffScratch::Level& next = s.level(depth + 1);  // a deque: `here` stays put
+      try {
+        load_tree(reader, e.id, next.tree, false, [&] { return commit + ": cannot read tree " + s.path; });
+      } catch (const GitError& err) {  // what is under it is lost: said, and the rest goes on
+        errors.emplace_back(err.what());
+        continue;
+      }
       next.has_old = o != nullptr && o->mode == GIT_FILEMODE_TREE;
-      load_tree(reader, e.id, next.tree, false, [&] { return commit + ": cannot read tree " + s.path; });
-      if (next.has_old)
-        load_tree(reader, o->id, next.old, true, [&] { return commit + ": cannot read a parent's tree " + s.path; });
+      if (next.has_old) {
+        try {
+          load_tree(reader, o->id, next.old, true, [&] { return commit + ": cannot read a parent's tree " + s.path; });
+        } catch (const GitError& err) {  // then every file under it counts as new: more scanned, nothing lost
+          errors.emplace_back(err.what());
+          next.has_old = false;
+        }
+      }
       s.path += '/';
-      changed(reader, s, depth + 1, commit, out);
+      changed(reader, s, depth + 1, commit, out, errors);
     } else if (is_file(e.mode)) {  // not links (a path) nor submodules (a commit)
       if (same_id && is_file(o->mode)) continue;
       s.path.resize(prefix);
@@ -119,28 +118,39 @@ const TreeEntry* DiffScratch::Tree::find(std::string_view name) const {
   return it != by_name.end() && entries[*it].name == name ? &entries[*it] : nullptr;
 }
 
-void introduced_blobs(ObjectReader& reader, DiffScratch& s, const git_oid& id, std::uint32_t index,
-                      const std::vector<git_oid>& excluded, std::vector<BlobEntry>& out) {
-  const std::string what = "commit " + hex(id);
-  const git_oid tree = commit_tree(reader, id, s.parents, [&] { return what; });
-  const std::size_t parents = s.parents.size();
+void introduced_blobs(ObjectReader& reader, DiffScratch& s, const History& history, std::uint32_t index,
+                      std::vector<BlobEntry>& out, std::vector<std::string>& errors) {
+  const std::string what = "commit " + hex(history.commits[index]);
+  const std::span<const git_oid> parents = history.parents_of(index);
   DiffScratch::Level& root = s.level(0);
-  load_tree(reader, tree, root.tree, false, [&] { return what + ": cannot read its tree"; });
+  try {
+    load_tree(reader, history.trees[index], root.tree, false, [&] { return what + ": cannot read its tree"; });
+  } catch (const GitError& err) {
+    errors.emplace_back(err.what());
+    return;
+  }
   std::vector<PathBlob> kept;
-  for (std::size_t p = 0; p < std::max<std::size_t>(parents, 1); ++p) {
-    root.has_old = parents > 0;
+  bool first = true;
+  // Each parent tree that can be read; with none (a root commit, or no parent
+  // tree readable), one pass against the empty tree.
+  for (std::size_t p = 0; p < parents.size() || first; ++p) {
+    root.has_old = p < parents.size();
     if (root.has_old) {
-      const auto parent_what = [&] { return what + ": cannot read parent " + std::to_string(p + 1); };
-      const git_oid parent_tree = commit_tree(reader, s.parents[p], s.parents_parents, parent_what);
-      load_tree(reader, parent_tree, root.old, true,
-                [&] { return what + ": cannot read parent " + std::to_string(p + 1) + "'s tree"; });
+      try {
+        load_tree(reader, parents[p], root.old, true,
+                  [&] { return what + ": cannot read parent " + std::to_string(p + 1) + "'s tree"; });
+      } catch (const GitError& err) {  // diffed against the other parents, or taken whole
+        errors.emplace_back(err.what());
+        continue;
+      }
     }
     s.path.clear();
     std::vector<PathBlob> diff;
-    changed(reader, s, 0, what, diff);
+    changed(reader, s, 0, what, diff, errors);
     std::sort(diff.begin(), diff.end(), path_blob_less);
-    if (p == 0) {
+    if (first) {
       kept = std::move(diff);
+      first = false;
     } else {
       // A merge introduces only what differs from every parent (README.md, "Merges").
       std::vector<PathBlob> both;
@@ -150,6 +160,7 @@ void introduced_blobs(ObjectReader& reader, DiffScratch& s, const git_oid& id, s
     }
     if (kept.empty()) break;
   }
+  const std::vector<git_oid>& excluded = history.excluded_blobs;
   for (PathBlob& pb : kept) {
     if (std::binary_search(excluded.begin(), excluded.end(), pb.second, oid_less)) continue;
     out.push_back(BlobEntry{pb.second, index, std::move(pb.first)});

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sources/git/git_handle.hpp"
+#include "sources/git/history.hpp"
 #include "sources/git/object_parse.hpp"
 #include "sources/git/object_reader.hpp"
 
@@ -46,20 +47,22 @@ class DiffScratch {
     return levels_[d];
   }
   std::string path;
-  std::vector<git_oid> parents;
-  std::vector<git_oid> parents_parents;  // parsed with a parent, not needed
 
  private:
   std::deque<Level> levels_;
 };
 
 // Appends the blobs (regular and executable files; not links or submodules)
-// that commit `index` introduces: a root commit, every blob of its tree; a
-// commit with parents, every path whose blob differs from that path's blob in
-// each parent (README.md, "Attribution"). Blobs in `excluded` (sorted) are
-// left out. GitError if an object cannot be read or is malformed.
-void introduced_blobs(ObjectReader& reader, DiffScratch& scratch, const git_oid& commit, std::uint32_t index,
-                      const std::vector<git_oid>& excluded, std::vector<BlobEntry>& out);
+// that commit `index` of `history` introduces: with no parent trees (a root
+// commit, a shallow boundary, parents that cannot be read), every blob of its
+// tree; else every path whose blob differs from that path's blob in each
+// parent tree (README.md, "Attribution"). Blobs in the history's
+// excluded_blobs are left out. A tree that cannot be read or is malformed
+// is an error naming the commit and path, appended to `errors`, and the diff
+// goes on: the files under one of the commit's own trees are lost (said);
+// under a parent's, they all count as new (more scanned, nothing lost).
+void introduced_blobs(ObjectReader& reader, DiffScratch& scratch, const History& history, std::uint32_t index,
+                      std::vector<BlobEntry>& out, std::vector<std::string>& errors);
 
 // Each blob once, with the smallest commit index, then the smallest path;
 // returned sorted by (commit, path): the order the history introduced them.

@@ -1,6 +1,7 @@
 // object_parse.cpp: parse_commit() and parse_tree() (object_parse.hpp).
 #include "sources/git/object_parse.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace stealscan::git {
@@ -58,6 +59,36 @@ bool parse_commit(std::string_view raw, git_oid& tree, std::vector<git_oid>& par
     if (!id_line(raw, at, "parent", p)) return false;
     parents.push_back(p);
   }
+  return true;
+}
+
+std::int64_t commit_time(std::string_view raw) {
+  const std::size_t headers = std::min(raw.find("\n\n"), raw.size());
+  std::size_t line = raw.rfind("\ncommitter ", headers);
+  if (line == std::string_view::npos) return 0;
+  const std::size_t end = std::min(raw.find('\n', line + 1), headers);
+  const std::size_t gt = raw.rfind('>', end);
+  if (gt == std::string_view::npos || gt < line) return 0;
+  std::int64_t t = 0;
+  std::size_t at = gt + 1;
+  while (at < end && raw[at] == ' ') ++at;
+  const std::size_t first = at;
+  for (; at < end && raw[at] >= '0' && raw[at] <= '9' && at - first < 18; ++at) t = t * 10 + (raw[at] - '0');
+  return at > first ? t : 0;
+}
+
+bool parse_tag(std::string_view raw, git_oid& target, git_object_t& type) {
+  std::size_t at = 0;
+  if (!id_line(raw, at, "object", target) || raw.compare(at, 5, "type ") != 0) return false;
+  at += 5;
+  const std::size_t nl = raw.find('\n', at);
+  if (nl == std::string_view::npos) return false;
+  const std::string_view name = raw.substr(at, nl - at);
+  if (name == "commit") type = GIT_OBJECT_COMMIT;
+  else if (name == "tree") type = GIT_OBJECT_TREE;
+  else if (name == "blob") type = GIT_OBJECT_BLOB;
+  else if (name == "tag") type = GIT_OBJECT_TAG;
+  else return false;
   return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <git2.h>
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,15 @@ namespace stealscan::git {
 // A commit starts "tree <hex>\n", then a "parent <hex>\n" line per parent, in
 // order. False (outputs unspecified) if it does not.
 bool parse_commit(std::string_view raw, git_oid& tree, std::vector<git_oid>& parents);
+
+// The committer's time (seconds since the epoch) of a commit: the number
+// after the last '>' of its "committer " header line. 0 if there is none or it
+// does not parse (git's own reading of a broken date), so that the walk's
+// order stays defined.
+std::int64_t commit_time(std::string_view raw);
+
+// An annotated tag starts "object <hex>\ntype <type>\n". False if it does not.
+bool parse_tag(std::string_view raw, git_oid& target, git_object_t& type);
 
 struct TreeEntry {
   std::string_view name;  // into the tree's bytes

@@ -16,6 +16,9 @@ ObjectReader::Object ObjectReader::read(const git_oid& id, std::optional<PackLoc
     const PackReader::Result r = pack_.read(*at, max_size);
     if (r.status == PackReader::Status::too_large) return Object{true, GIT_OBJECT_INVALID, {}};
     if (r.status == PackReader::Status::ok) return Object{false, r.type, r.bytes};
+    // Not handed on to libgit2: its reader maps packs, and would turn a pack
+    // cut short under us into a SIGBUS (README.md, "Errors").
+    if (r.status == PackReader::Status::damaged) throw GitError(r.why);
   }
   last_.reset();
   {  // the size first, as the pack reader does

@@ -1,7 +1,8 @@
 // object_reader.hpp: ObjectReader, one worker's reader of whole objects by id:
 // its PackReader (pack_reader.hpp) for an object in a pack of the PackSet,
-// libgit2's object database for the rest (loose objects, alternates, and what
-// the pack reader leaves to it). README.md, "Reading objects".
+// libgit2's object database for the rest (loose objects, alternates, packs we
+// do not read, and what the pack reader leaves to it). A damaged entry of a
+// pack we read is an error, not handed on. README.md, "Reading objects".
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,7 @@ class ObjectReader {
 
   // The object `id`, whole; `at`: its place in the packs if the caller knows
   // it (else looked up). Over `max_size`: too_large, not inflated. GitError
-  // with libgit2's reason alone if it cannot be read.
+  // with the pack reader's or libgit2's reason alone if it cannot be read.
   Object read(const git_oid& id, std::optional<PackLocation> at, std::uint64_t max_size);
   // A commit or tree, at most kMaxMetadata: the bound a damaged entry header
   // claiming an absurd size meets before any allocation.

@@ -1,16 +1,16 @@
-// pack_file.hpp: PackSet, the packs of a repository's object database mapped
-// read-only with their indexes (pack_index.hpp), and PackLocation, where an
-// object is in them: what the history scan's own pack reader (pack_reader.hpp)
-// reads and the read order (pack_order.hpp) sorts by. README.md, "Reading objects".
+// pack_file.hpp: PackSet, the packs of a repository's object database opened
+// with their indexes (pack_index.hpp), and PackLocation, where an object is in
+// them: what the history scan's own pack reader (pack_reader.hpp) reads and
+// the read order (pack_order.hpp) sorts by. README.md, "Reading objects".
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "sources/git/bytes.hpp"
 #include "sources/git/pack_index.hpp"
 
 namespace stealscan::git {
@@ -21,27 +21,39 @@ struct PackLocation {
   std::uint64_t offset;
 };
 
-// One .pack file mapped read-only, with its index. Move-only (owns the mapping).
+// One .pack file, read with pread() (never mapped: a pack that another
+// process cuts short while we read it, `git gc` or `git repack`, must give
+// an error, not a SIGBUS), with its index. Move-only (owns the descriptor).
+// Reads are safe from any number of threads at once.
 class PackFile {
  public:
-  // nullopt if `pack` cannot be opened and mapped or is not a version 2 or 3
-  // pack; the caller then reads that pack's objects through libgit2.
+  // nullopt if `pack` cannot be opened or is not the version 2 or 3 pack its
+  // index describes; the caller then reads that pack's objects through libgit2.
   static std::optional<PackFile> open(const std::string& pack, PackIndex index);
   PackFile(PackFile&& o) noexcept;
   PackFile& operator=(PackFile&&) = delete;
   PackFile(const PackFile&) = delete;
   ~PackFile();
 
-  // The pack's object data: from the header to before the trailing checksum.
-  // An offset outside it is a corrupt index or delta.
-  [[nodiscard]] std::string_view data() const noexcept { return {map_, data_size_}; }
   [[nodiscard]] const PackIndex& index() const noexcept { return index_; }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+
+  // Where the entry at `offset` ends: the next entry's start, or the
+  // trailing checksum's. 0 if `offset` is outside the object data (a corrupt
+  // index or delta).
+  [[nodiscard]] std::uint64_t entry_end(std::uint64_t offset) const noexcept;
+
+  // Reads `len` bytes at `offset` into `out` (sized to them). False, with the
+  // reason in `why`, if the file no longer holds them (cut short since it
+  // was opened) or cannot be read.
+  bool read(std::uint64_t offset, std::size_t len, Bytes& out, std::string& why) const;
 
  private:
-  PackFile(const char* map, std::size_t map_size, PackIndex index) noexcept;
-  const char* map_;
-  std::size_t map_size_;
-  std::size_t data_size_;
+  PackFile(int fd, std::string name, std::uint64_t size, PackIndex index);
+  int fd_;
+  std::string name_;
+  std::uint64_t data_end_;              // where the trailing checksum starts
+  std::vector<std::uint64_t> starts_;   // every entry's offset, sorted
   PackIndex index_;
 };
 

@@ -49,19 +49,29 @@ std::optional<std::uint64_t> PackIndex::offset(const git_oid& id) const {
   while (lo < hi) {  // the ids are sorted
     const std::uint32_t mid = lo + (hi - lo) / 2;
     const int c = std::memcmp(bytes_.data() + kIds + std::size_t{mid} * kIdSize, id.id, kIdSize);
-    if (c == 0) {
-      const std::size_t offsets = kIds + std::size_t{count_} * (kIdSize + 4);
-      const std::uint32_t small = u32(offsets + std::size_t{mid} * 4);
-      if ((small & kLargeOffset) == 0) return small;
-      const std::uint32_t k = small & ~kLargeOffset;
-      if (k >= large_) return std::nullopt;  // out of its table: a corrupt index
-      const std::size_t at = offsets + std::size_t{count_} * 4 + std::size_t{k} * 8;
-      return (std::uint64_t{u32(at)} << 32) | u32(at + 4);
-    }
+    if (c == 0) return offset_at(mid);
     if (c < 0) lo = mid + 1;
     else hi = mid;
   }
   return std::nullopt;
+}
+
+std::optional<std::uint64_t> PackIndex::offset_at(std::uint32_t i) const noexcept {
+  const std::size_t offsets = kIds + std::size_t{count_} * (kIdSize + 4);
+  const std::uint32_t small = u32(offsets + std::size_t{i} * 4);
+  if ((small & kLargeOffset) == 0) return small;
+  const std::uint32_t k = small & ~kLargeOffset;
+  if (k >= large_) return std::nullopt;  // out of its table: a corrupt index
+  const std::size_t at = offsets + std::size_t{count_} * 4 + std::size_t{k} * 8;
+  return (std::uint64_t{u32(at)} << 32) | u32(at + 4);
+}
+
+std::vector<std::uint64_t> PackIndex::offsets() const {
+  std::vector<std::uint64_t> out;
+  out.reserve(count_);
+  for (std::uint32_t i = 0; i < count_; ++i)
+    if (const std::optional<std::uint64_t> o = offset_at(i)) out.push_back(*o);
+  return out;
 }
 
 }  // namespace stealscan::git

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <git2.h>
 
@@ -22,11 +23,16 @@ class PackIndex {
   // Where `id` starts in the pack; nullopt if the pack does not hold it.
   [[nodiscard]] std::optional<std::uint64_t> offset(const git_oid& id) const;
   [[nodiscard]] std::uint32_t size() const noexcept { return count_; }
+  // Every object's offset, in index (id) order; an offset whose 64-bit table
+  // entry is missing (a corrupt index) is left out.
+  [[nodiscard]] std::vector<std::uint64_t> offsets() const;
 
  private:
   PackIndex(std::string bytes, std::uint32_t count, std::uint32_t large) noexcept
       : bytes_(std::move(bytes)), count_(count), large_(large) {}
   [[nodiscard]] std::uint32_t u32(std::size_t at) const noexcept;
+  // The offset of the object at position `i` of the index.
+  [[nodiscard]] std::optional<std::uint64_t> offset_at(std::uint32_t i) const noexcept;
 
   std::string bytes_;
   std::uint32_t count_;  // objects in the pack

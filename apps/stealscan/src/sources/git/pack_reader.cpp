@@ -20,9 +20,18 @@ constexpr std::uint64_t kMaxChainBytes = std::uint64_t{64} << 20;
 // order; per worker.
 constexpr std::size_t kCacheSlots = 1024;
 constexpr std::size_t kCacheBytes = std::size_t{32} << 20;
-constexpr std::size_t kPackHeader = 12;
+// An entry's first read: most deltas and small objects whole.
+constexpr std::uint64_t kFirstRead = 64 * 1024;
 
 bool is_whole(unsigned type) { return type >= GIT_OBJECT_COMMIT && type <= GIT_OBJECT_TAG; }
+
+// Marks `r` damaged: "<pack>, entry at <offset>: <what>".
+PackReader::Status damaged(PackReader::Result& r, const PackFile& pf, std::uint64_t offset, std::string_view what) {
+  r.status = PackReader::Status::damaged;
+  r.why = pf.name() + ", entry at " + std::to_string(offset) + ": ";
+  r.why.append(what);
+  return r.status;
+}
 
 }  // namespace
 
@@ -32,43 +41,71 @@ PackReader::PackReader(const PackSet& packs) : packs_(packs), cache_(kCacheSlots
 // byte, the size in its low 4 bits and then 7 bits a byte while the high bit
 // is set; an OFS_DELTA's base as a distance back (7 bits a byte, most
 // significant first, each continuation adding one), a REF_DELTA's as an id.
-bool PackReader::parse(PackLocation at, Entry& e) const {
+// The entry is read from its start up to kFirstRead bytes: most entries
+// (deltas, small objects) whole in one pread.
+PackReader::Status PackReader::parse(PackLocation at, Entry& e, Result& r) {
   const PackFile& pf = packs_.pack(at.pack);
-  const std::string_view d = pf.data();
-  if (at.offset < kPackHeader || at.offset >= d.size()) return false;
-  auto pos = static_cast<std::size_t>(at.offset);
+  const std::uint64_t end = pf.entry_end(at.offset);
+  if (end == 0) return damaged(r, pf, at.offset, "outside the pack's object data (is the pack cut short?)");
+  e.len = end - at.offset;
+  if (!pf.read(at.offset, static_cast<std::size_t>(std::min<std::uint64_t>(e.len, kFirstRead)), raw_, r.why)) {
+    r.status = Status::damaged;
+    return r.status;
+  }
+  const std::string_view d = raw_.view();
+  std::size_t pos = 0;
   auto c = static_cast<unsigned char>(d[pos++]);
   e.at = at;
   e.type = (c >> 4) & 7U;
   e.size = c & 15U;
   for (unsigned shift = 4; (c & 0x80U) != 0; shift += 7) {
-    if (pos >= d.size() || shift > 57) return false;
+    if (pos >= d.size() || shift > 57) return damaged(r, pf, at.offset, "a malformed entry header");
     c = static_cast<unsigned char>(d[pos++]);
     e.size |= std::uint64_t{c & 0x7fU} << shift;
   }
   if (e.type == GIT_OBJECT_OFS_DELTA) {
-    if (pos >= d.size()) return false;
+    if (pos >= d.size()) return damaged(r, pf, at.offset, "a malformed delta base");
     c = static_cast<unsigned char>(d[pos++]);
     std::uint64_t back = c & 0x7fU;
     while ((c & 0x80U) != 0) {
-      if (pos >= d.size() || back > (UINT64_MAX >> 7) - 1) return false;
+      if (pos >= d.size() || back > (UINT64_MAX >> 7) - 1) return damaged(r, pf, at.offset, "a malformed delta base");
       c = static_cast<unsigned char>(d[pos++]);
       back = ((back + 1) << 7) | (c & 0x7fU);
     }
-    if (back == 0 || back > at.offset) return false;
+    if (back == 0 || back > at.offset) return damaged(r, pf, at.offset, "a delta base outside the pack");
     e.base = PackLocation{at.pack, at.offset - back};
   } else if (e.type == GIT_OBJECT_REF_DELTA) {
     git_oid id;
-    if (d.size() - pos < sizeof id.id) return false;
+    if (d.size() - pos < sizeof id.id) return damaged(r, pf, at.offset, "a malformed delta base");
     std::memcpy(id.id, d.data() + pos, sizeof id.id);
     pos += sizeof id.id;
-    const std::optional<std::uint64_t> off = pf.index().offset(id);
-    if (!off) return false;  // a base in another pack or loose (a thin pack's)
-    e.base = PackLocation{at.pack, *off};
+    if (const std::optional<std::uint64_t> off = pf.index().offset(id)) {
+      e.base = PackLocation{at.pack, *off};
+    } else if (const std::optional<PackLocation> elsewhere = packs_.locate(id)) {
+      e.base = *elsewhere;
+    } else {  // a loose base (a thin pack's): libgit2 has it
+      r.status = Status::fallback;
+      return r.status;
+    }
   } else if (!is_whole(e.type)) {
-    return false;
+    return damaged(r, pf, at.offset, "type " + std::to_string(e.type) + " is not an object type");
   }
   e.data = pos;
+  return Status::ok;
+}
+
+bool PackReader::data(const Entry& e, std::string_view& in, Result& r) {
+  if (raw_.size() < e.len) {  // the first read took only the start
+    if (e.len > SIZE_MAX / 2) {
+      damaged(r, packs_.pack(e.at.pack), e.at.offset, "an entry larger than memory");
+      return false;
+    }
+    if (!packs_.pack(e.at.pack).read(e.at.offset, static_cast<std::size_t>(e.len), raw_, r.why)) {
+      r.status = Status::damaged;
+      return false;
+    }
+  }
+  in = raw_.view().substr(e.data);
   return true;
 }
 
@@ -88,16 +125,24 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
       type = static_cast<unsigned>(kept->type);
       break;
     }
-    if (chain_.size() == kMaxChain) return r;
+    const PackFile& pf = packs_.pack(loc.pack);
+    if (chain_.size() == kMaxChain) {
+      damaged(r, pf, at.offset, "a delta chain over 10,000 long (in a loop?)");
+      return r;
+    }
     Entry e;
-    if (!parse(loc, e)) return r;
-    const std::string_view in = packs_.pack(loc.pack).data().substr(e.data);
+    if (parse(loc, e, r) != Status::ok) return r;
+    std::string_view in;
     if (is_whole(e.type)) {
       if (e.size > max_size) {
-        if (chain_.empty()) r.status = Status::too_large;
+        r.status = chain_.empty() ? Status::too_large : Status::fallback;
         return r;
       }
-      if (!inflater_.inflate(in, e.size, base_)) return r;
+      if (!data(e, in, r)) return r;
+      if (!inflater_.inflate(in, e.size, base_)) {
+        damaged(r, pf, loc.offset, "its zlib stream does not inflate to its " + std::to_string(e.size) + " bytes");
+        return r;
+      }
       type = e.type;
       const ObjectCache::Object* kept = cache_.put(loc, static_cast<git_object_t>(type), base_);
       cur = kept != nullptr ? kept->bytes.view() : base_.view();
@@ -108,9 +153,16 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
     if (chain_bytes > kMaxChainBytes) return r;
     if (deltas_.size() <= chain_.size()) deltas_.emplace_back();
     Bytes& delta = deltas_[chain_.size()];
-    if (!inflater_.inflate(in, e.size, delta)) return r;
+    if (!data(e, in, r)) return r;
+    if (!inflater_.inflate(in, e.size, delta)) {
+      damaged(r, pf, loc.offset, "its zlib stream does not inflate to its " + std::to_string(e.size) + " bytes");
+      return r;
+    }
     const std::optional<DeltaHeader> h = read_delta_header(delta.view());
-    if (!h) return r;
+    if (!h) {
+      damaged(r, pf, loc.offset, "a malformed delta");
+      return r;
+    }
     if (h->result_size > max_size) {
       if (chain_.empty()) r.status = Status::too_large;
       return r;
@@ -123,7 +175,10 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
   for (std::size_t i = chain_.size(); i-- > 0;) {
     const std::string_view delta = deltas_[i].view();
     const std::optional<DeltaHeader> h = read_delta_header(delta);
-    if (!h || !apply_delta(cur, delta, *h, work_)) return r;
+    if (!h || !apply_delta(cur, delta, *h, work_)) {
+      damaged(r, packs_.pack(chain_[i].at.pack), chain_[i].at.offset, "a delta that does not fit its base");
+      return r;
+    }
     if (const ObjectCache::Object* kept = cache_.put(chain_[i].at, static_cast<git_object_t>(type), work_)) {
       cur = kept->bytes.view();
     } else {
@@ -131,7 +186,10 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
       cur = base_.view();
     }
   }
-  if (!is_whole(type)) return r;
+  if (!is_whole(type)) {
+    damaged(r, packs_.pack(at.pack), at.offset, "not an object type");
+    return r;
+  }
   if (chain_.empty() && cur.size() > max_size) {  // cached when read as another's base
     r.status = Status::too_large;
     return r;

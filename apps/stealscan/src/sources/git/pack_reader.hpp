@@ -1,12 +1,14 @@
 // pack_reader.hpp: PackReader, one worker's reader of whole objects straight
-// from the mapped packs of a PackSet: the entry headers parsed here, the data
+// from the packs of a PackSet (pread, pack_file.hpp): the entry headers parsed here, the data
 // inflated by its Inflater (inflater.hpp), deltas applied here (delta.hpp), and
 // the objects it rebuilds kept in an ObjectCache, so that blobs read in pack
 // order inflate each object of a delta chain once (README.md, "Reading objects").
-// What it does not handle it leaves to libgit2 (read()'s `fallback`).
+// What it does not handle it leaves to libgit2 (read()'s `fallback`); what is
+// damaged it says (`damaged`), and nobody reads it.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,14 +23,19 @@ class PackReader {
   enum class Status : std::uint8_t {
     ok,         // `bytes` and `type` are the object
     too_large,  // larger than max_size: known from a header, nothing of it inflated
-    fallback,   // not read here: a damaged entry, a base in another pack, a
-                // base larger than max_size, ...; libgit2 reads it (and says
-                // what is wrong, if something is)
+    fallback,   // not read here: a REF_DELTA base in no pack of the set, a
+                // base larger than max_size, a chain's deltas over 64 MiB in
+                // all; libgit2 reads it
+    damaged,    // the pack does not hold a well-formed object there (`why`
+                // says what): an entry header or zlib stream that is not one,
+                // a delta that does not fit its base, a chain in a loop, an
+                // entry past the end of a pack cut short
   };
   struct Result {
     Status status = Status::fallback;
     git_object_t type = GIT_OBJECT_INVALID;
     std::string_view bytes;  // valid until the next read()
+    std::string why;         // for `damaged`: "pack-X.pack, entry at N: ..."
   };
 
   explicit PackReader(const PackSet& packs);
@@ -41,16 +48,23 @@ class PackReader {
     PackLocation at;
     unsigned type = 0;       // git_object_t: 1 to 4, or 6 and 7 for deltas
     std::uint64_t size = 0;  // of the inflated data (a delta's, for a delta)
-    std::size_t data = 0;    // where its zlib stream starts in the pack
+    std::size_t data = 0;    // where its zlib stream starts in raw_
+    std::uint64_t len = 0;   // the whole entry's bytes in the pack
     PackLocation base{};     // a delta's base
   };
-  bool parse(PackLocation at, Entry& e) const;
+  // Reads the start of the entry at `at` into raw_ and parses its header.
+  // Status ok, or damaged / fallback with the reason in `r`.
+  PackReader::Status parse(PackLocation at, Entry& e, Result& r);
+  // The entry's zlib stream, the whole entry read into raw_ first if its
+  // first read did not take it all; empty with r.why set if it cannot be read.
+  bool data(const Entry& e, std::string_view& in, Result& r);
 
   const PackSet& packs_;
   Inflater inflater_;
   ObjectCache cache_;
   std::vector<Entry> chain_;         // the deltas between the object and a base, top first
   std::vector<Bytes> deltas_;  // their inflated data, by chain position
+  Bytes raw_;                  // an entry as read from its pack
   Bytes base_;                 // a base not in the cache, or a result not kept there
   Bytes work_;                 // where a delta is applied
 };
