@@ -13,17 +13,10 @@
 namespace stealscan::secrets {
 namespace {
 
-constexpr std::string_view kInlineAllow[] = {"stealscan:allow", "gitleaks:allow"};
-
 std::vector<std::vector<std::string>> keywords_of(const RuleSet& rules) {
   std::vector<std::vector<std::string>> out;
   for (const Rule& r : rules.rules) out.push_back(r.keywords);
   return out;
-}
-
-bool has_inline_allow(std::string_view lines) {
-  return std::any_of(std::begin(kInlineAllow), std::end(kInlineAllow),
-                     [&](std::string_view a) { return lines.find(a) != std::string_view::npos; });
 }
 
 }  // namespace
@@ -116,7 +109,9 @@ void Detector::scan(std::string_view path, std::string_view text, Scratch& s, st
 void Detector::scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
                           unsigned depth, Scratch& s, std::vector<Finding>& out) const {
   keywords_.rules_for(text, s.keywords_, s.rules_);
-  LineIndex lines(text);
+  LineIndex index(text);
+  InlineAllows lines(index);
+  s.line_verdicts_.clear();  // keyed by where lines are: this text's only
   for (const std::size_t r : s.rules_) {
     const Compiled& c = compiled_[r];
     if (c.path != nullptr && !RE2::PartialMatch(path, *c.path)) continue;
@@ -148,7 +143,7 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
 }
 
 void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,
-                         LineIndex& lines, const Blob* blob, const std::vector<LineSpan>* keyword_lines, Scratch& s,
+                         InlineAllows& lines, const Blob* blob, const std::vector<LineSpan>* keyword_lines, Scratch& s,
                          std::vector<Finding>& out) const {
   if (keyword_lines == nullptr) {
     scan_range(c, path, commit, text, 0, text.size(), lines, blob, nullptr, s, out);
@@ -176,7 +171,7 @@ bool covers_a_line(const std::vector<LineSpan>& spans, std::size_t begin, std::s
 }  // namespace
 
 void Detector::scan_range(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,
-                          std::size_t from, std::size_t to, LineIndex& lines, const Blob* blob,
+                          std::size_t from, std::size_t to, InlineAllows& lines, const Blob* blob,
                           const std::vector<LineSpan>* keep, Scratch& s, std::vector<Finding>& out) const {
   const RE2& regex = c.regex();
   s.groups_.assign(static_cast<std::size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
@@ -205,14 +200,15 @@ void Detector::scan_range(const Compiled& c, std::string_view path, std::string_
     const std::string_view secret_text(secret.data(), secret.size());
     const double entropy = shannon_entropy(secret_text);
     if (c.rule->entropy && entropy < *c.rule->entropy) continue;
-    const std::string_view line_text = lines.lines(begin, end);
-    if (allowed(c, Candidate{path, match_text, secret_text, line_text, commit})) continue;
-    if (has_inline_allow(line_text)) continue;
+    const std::string_view line_text = lines.lines().lines(begin, end);
+    if (allowed(c, Candidate{path, match_text, secret_text, line_text, commit, &s.line_verdicts_})) continue;
+    if (lines.any(begin, end)) continue;
     // A decoded match is placed at its blob, whose lines may allow it too.
-    LineIndex& place = blob != nullptr ? *blob->file_lines : lines;
+    InlineAllows& place_allows = blob != nullptr ? *blob->file_lines : lines;
+    LineIndex& place = place_allows.lines();
     const std::size_t from_at = blob != nullptr ? blob->begin : begin;
     const std::size_t to_at = blob != nullptr ? blob->end : end;
-    if (blob != nullptr && has_inline_allow(place.lines(from_at, to_at))) continue;
+    if (blob != nullptr && place_allows.any(from_at, to_at)) continue;
     Finding f;
     f.rule = c.rule;
     f.file = path;

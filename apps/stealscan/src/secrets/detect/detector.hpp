@@ -21,7 +21,7 @@
 
 namespace stealscan::secrets {
 
-class LineIndex;
+class InlineAllows;
 
 struct DetectorOptions {
   // How many layers of base64 are decoded (0: none; 2: base64 inside base64).
@@ -59,6 +59,7 @@ class Detector {
     KeywordFilter::Scratch keywords_;
     std::vector<std::size_t> rules_;
     std::vector<re2::StringPiece> groups_;
+    LineVerdicts line_verdicts_;  // of the text being scanned
   };
 
   // Appends the findings in `text`, the bytes of the file shown as `path`;
@@ -71,7 +72,7 @@ class Detector {
   // Where a decoded text came from: the blob [begin, end) of the file's own
   // bytes, whose lines give the findings' positions.
   struct Blob {
-    LineIndex* file_lines;
+    InlineAllows* file_lines;
     std::size_t begin, end;
   };
   // `commit`: as scan()'s, for the allowlists.
@@ -80,12 +81,12 @@ class Detector {
   // Runs one rule over `text`; `keyword_lines` (null: everywhere) are the
   // lines a match must cover.
   void scan_rule(const Compiled& rule, std::string_view path, std::string_view commit, std::string_view text,
-                 LineIndex& lines, const Blob* blob, const std::vector<LineSpan>* keyword_lines, Scratch& scratch,
+                 InlineAllows& lines, const Blob* blob, const std::vector<LineSpan>* keyword_lines, Scratch& scratch,
                  std::vector<Finding>& out) const;
   // The matches of `rule` that start in [from, to) (leftmost, non-overlapping),
   // each reported unless `keep` says no.
   void scan_range(const Compiled& rule, std::string_view path, std::string_view commit, std::string_view text,
-                  std::size_t from, std::size_t to, LineIndex& lines, const Blob* blob,
+                  std::size_t from, std::size_t to, InlineAllows& lines, const Blob* blob,
                   const std::vector<LineSpan>* keep, Scratch& scratch, std::vector<Finding>& out) const;
   [[nodiscard]] bool allowed(const Compiled& rule, const Candidate& c) const;
 

@@ -68,7 +68,11 @@ bool AllowlistCheck::allows(const Candidate& c) const {
                      [&] { return std::find(commits_.begin(), commits_.end(), c.commit) != commits_.end(); }))
     return *r;
   if (auto r = check(!paths_.empty(), [&] { return any_match(paths_, c.path); })) return *r;
-  if (auto r = check(!regexes_.empty(), [&] { return any_match(regexes_, target); })) return *r;
+  if (auto r = check(!regexes_.empty(), [&] {
+        if (target_ != RegexTarget::line || c.verdicts == nullptr) return any_match(regexes_, target);
+        return c.verdicts->get(this, target, [&] { return any_match(regexes_, target); });
+      }))
+    return *r;
   if (auto r = check(!stopwords_.empty(), [&] {
         return std::any_of(stopwords_.begin(), stopwords_.end(),
                            [&](const std::string& w) { return contains_caseless(c.secret, w); });

@@ -6,8 +6,11 @@
 // commits check is not configured: it neither allows nor blocks.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <re2/re2.h>
@@ -16,6 +19,39 @@
 
 namespace stealscan::secrets {
 
+// The verdicts of line-target regexes (regexTarget = "line") already searched
+// on a text's lines, per allowlist: a long line holding many candidates is
+// searched once per allowlist, not once per candidate, so the work stays
+// linear in the line. One worker's, for one text at a time (keyed by where a
+// line lies in it: clear() before the next text).
+class LineVerdicts {
+ public:
+  template <class Search>
+  bool get(const void* check, std::string_view line, const Search& search) {
+    const Key k{check, line.data(), line.size()};
+    const auto it = map_.find(k);
+    if (it != map_.end()) return it->second;
+    const bool v = search();
+    map_.emplace(k, v);
+    return v;
+  }
+  void clear() noexcept { map_.clear(); }
+
+ private:
+  struct Key {
+    const void* check;
+    const char* data;
+    std::size_t size;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept {
+      return std::hash<const void*>()(k.check) ^ (std::hash<const void*>()(k.data) * 31) ^ (k.size * 1099511628211ULL);
+    }
+  };
+  std::unordered_map<Key, bool, KeyHash> map_;
+};
+
 // What an allowlist looks at.
 struct Candidate {
   std::string_view path;
@@ -23,6 +59,7 @@ struct Candidate {
   std::string_view secret;
   std::string_view line;  // the whole line(s) holding the match
   std::string_view commit = {};  // full hex id, for a blob of git history (--git); else empty
+  LineVerdicts* verdicts = nullptr;  // the worker's, if it keeps them
 };
 
 // RE2 options for every rule and allowlist regex: bytes (Latin-1), so that any
