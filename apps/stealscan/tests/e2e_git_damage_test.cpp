@@ -16,6 +16,7 @@
 #include "support/git_repo.hpp"
 #include "support/mini_json.hpp"
 #include "support/run_process.hpp"
+#include "support/secrets_run.hpp"
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
@@ -33,10 +34,9 @@ std::string token(std::size_t n) {
   return s;
 }
 
-ProcessResult secrets(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{kBin, "secrets", "--no-progress", "--no-cache", "-j", "2", "--format", "json"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
+ProcessResult secrets(std::vector<std::string> args) {
+  args.insert(args.begin(), {"-j", "2"});
+  return run_secrets_json(kBin, args);
 }
 
 // "commit:file" per finding, sorted.

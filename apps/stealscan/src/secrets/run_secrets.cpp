@@ -19,6 +19,7 @@
 #include "scan/whole_file_task.hpp"
 #include "secrets/rules/config_loader.hpp"
 #include "secrets/detect/detector.hpp"
+#include "secrets/run_changes.hpp"
 #include "secrets/run_git.hpp"
 #include "secrets/secrets_cli.hpp"
 #include "secrets/report/report_sink.hpp"
@@ -150,6 +151,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
     }
   }
   if (cmd.git) return git_secrets_main(cmd, *detector, known, file, diag);
+  if (cmd.staged || cmd.uncommitted) return changes_secrets_main(cmd, *detector, known, file, diag);
 
   std::vector<Tally> tallies(cmd.workers + 1);
   std::vector<std::vector<Finding>> found(cmd.workers);

@@ -34,6 +34,10 @@ Git history:
       --shallow-ok          with --git: a shallow clone's cut is not an error
                             (without it the scan names the boundary commits
                             and exits 2, findings or not)
+Changes not yet committed (a pre-commit hook; findings on added lines only):
+      --staged              the index against HEAD: what `git commit` records
+      --uncommitted         the work tree against HEAD, staged or not, and
+                            untracked files that are not ignored
 Known findings (not reported; the summary counts them):
   -b, --baseline FILE       the findings of FILE, a previous JSON report (ours or
                             gitleaks'), matched by rule, file, commit, place
@@ -172,6 +176,10 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       c.range = value();
     } else if (name == "--shallow-ok") {
       flag(c.shallow_ok);
+    } else if (name == "--staged") {
+      flag(c.staged);
+    } else if (name == "--uncommitted") {
+      flag(c.uncommitted);
     } else if (name == "-h" || name == "--help") {
       c.help = true;
       return c;
@@ -183,8 +191,12 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
   if (c.range && !c.git) throw UsageError("--range needs --git");
   if (c.shallow_ok && !c.git) throw UsageError("--shallow-ok needs --git");
   if (c.since && c.range) throw UsageError("--since and --range cannot be combined: use --range SINCE..HEAD");
-  if (c.git && c.paths.size() > 1)
-    throw UsageError("--git takes one repository, got " + std::to_string(c.paths.size()) + " paths");
+  if (int(c.git) + int(c.staged) + int(c.uncommitted) > 1)
+    throw UsageError("--git, --staged and --uncommitted cannot be combined: one scan at a time");
+  const char* repo_mode = c.git ? "--git" : c.staged ? "--staged" : c.uncommitted ? "--uncommitted" : nullptr;
+  if (repo_mode != nullptr && c.paths.size() > 1)
+    throw UsageError(std::string(repo_mode) + " takes one repository, got " + std::to_string(c.paths.size()) +
+                     " paths");
   return c;
 }
 

@@ -41,6 +41,8 @@ struct SecretsCommand {
   std::optional<std::string> since;  // --since COMMIT (with --git)
   std::optional<std::string> range;  // --range A..B (with --git)
   bool shallow_ok = false;           // --shallow-ok: a shallow clone's cut is not an error
+  bool staged = false;               // --staged: the index against HEAD, at the one PATH
+  bool uncommitted = false;          // --uncommitted: the work tree against HEAD
 };
 
 extern const std::string_view kSecretsUsage;

@@ -1,7 +1,8 @@
 // git_repo.hpp: TestRepo, a git repository built by the tests through libgit2
 // (no `git` binary): each commit is a whole snapshot (path -> contents, paths
 // may hold '/'), with fixed author, email and time, on any parents; branches
-// and tags (lightweight or annotated) point where the test says.
+// and tags (lightweight or annotated) point where the test says. The index
+// is left alone unless a test sets it (index_from_head, stage).
 #pragma once
 
 #include <git2.h>
@@ -89,6 +90,22 @@ class TestRepo {
     git_packbuilder_free(pb);
   }
 
+  // The index made HEAD's tree again (as after a checkout), written.
+  void index_from_head() {
+    git_object* tree = nullptr;
+    ok(git_revparse_single(&tree, repo_, "HEAD^{tree}"), "HEAD's tree");
+    git_index* index = nullptr;
+    ok(git_repository_index(&index, repo_), "index");
+    ok(git_index_read_tree(index, reinterpret_cast<git_tree*>(tree)), "read tree");
+    ok(git_index_write(index), "write index");
+    git_index_free(index);
+    git_object_free(tree);
+  }
+
+  // `git add PATH` (the file as it is in the work tree), or `git rm --cached PATH`.
+  void stage(const std::string& path) { edit_index(path, true); }
+  void unstage_removed(const std::string& path) { edit_index(path, false); }
+
   static std::string hex(const git_oid& id) {
     char buf[GIT_OID_HEXSZ + 1];
     git_oid_tostr(buf, sizeof buf, &id);
@@ -100,6 +117,15 @@ class TestRepo {
     if (rc >= 0) return;
     const git_error* e = git_error_last();
     throw std::runtime_error("test repo: " + what + ": " + (e != nullptr ? e->message : "?"));
+  }
+
+  void edit_index(const std::string& path, bool add) {
+    git_index* index = nullptr;
+    ok(git_repository_index(&index, repo_), "index");
+    ok(add ? git_index_add_bypath(index, path.c_str()) : git_index_remove_bypath(index, path.c_str()),
+       "index " + path);
+    ok(git_index_write(index), "write index");
+    git_index_free(index);
   }
 
   // The blob of `contents`, written once (each write opens files: slow on
