@@ -2,6 +2,7 @@
 #include "output/progress.hpp"
 
 #include <cstdio>
+#include <utility>
 
 namespace stealscan {
 
@@ -18,7 +19,21 @@ std::string human_bytes(double bytes) {
 }
 
 Progress::Progress(Diagnostics& diag, std::span<const Tally> tallies, bool enabled)
-    : diag_(diag), tallies_(tallies), start_(std::chrono::steady_clock::now()) {
+    : Progress(
+          diag,
+          [tallies](double secs) {
+            const Totals t = sum(tallies);
+            char line[160];
+            std::snprintf(line, sizeof line, "stealscan: %llu files, %s, %s/s, %llu matched",
+                          static_cast<unsigned long long>(t.files), human_bytes(static_cast<double>(t.bytes)).c_str(),
+                          human_bytes(secs > 0 ? static_cast<double>(t.bytes) / secs : 0).c_str(),
+                          static_cast<unsigned long long>(t.matched_files));
+            return std::string(line);
+          },
+          enabled) {}
+
+Progress::Progress(Diagnostics& diag, std::function<std::string(double)> line, bool enabled)
+    : diag_(diag), line_(std::move(line)), start_(std::chrono::steady_clock::now()) {
   if (enabled) thread_ = std::thread([this] { loop(); });
 }
 
@@ -35,14 +50,8 @@ void Progress::loop() {
   std::unique_lock lock(mu_);
   for (;;) {
     if (cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; })) break;
-    const Totals t = sum(tallies_);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    char line[160];
-    std::snprintf(line, sizeof line, "stealscan: %llu files, %s, %s/s, %llu matched",
-                  static_cast<unsigned long long>(t.files), human_bytes(static_cast<double>(t.bytes)).c_str(),
-                  human_bytes(secs > 0 ? static_cast<double>(t.bytes) / secs : 0).c_str(),
-                  static_cast<unsigned long long>(t.matched_files));
-    diag_.progress(line);
+    diag_.progress(line_(secs));
     drawn_ = true;
   }
   if (drawn_) diag_.progress("");

@@ -1,11 +1,13 @@
 // progress.hpp: Progress, the progress line on stderr ("stealscan: 12,345 files,
 // 1.2 GiB, 850 MiB/s"), redrawn every 200 ms by a thread of its own from the
-// tallies (a relaxed read of each: tally.hpp). Does nothing when disabled; the
-// CLI enables it when stderr is a terminal.
+// tallies (a relaxed read of each: tally.hpp), or from any other line maker
+// (the history scan's: commits diffed, blobs scanned). Does nothing when
+// disabled; the CLI enables it when stderr is a terminal.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <span>
 #include <string>
@@ -19,6 +21,9 @@ namespace stealscan {
 class Progress {
  public:
   Progress(Diagnostics& diag, std::span<const Tally> tallies, bool enabled);
+  // `line(seconds since the start)` is called on the progress thread: it may
+  // read only what other threads publish for it (relaxed atomics).
+  Progress(Diagnostics& diag, std::function<std::string(double)> line, bool enabled);
   ~Progress() { stop(); }
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -30,7 +35,7 @@ class Progress {
   void loop();
 
   Diagnostics& diag_;
-  std::span<const Tally> tallies_;
+  std::function<std::string(double)> line_;
   std::chrono::steady_clock::time_point start_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -2,11 +2,14 @@
 #include "secrets/git_scan.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <memory>
 #include <system_error>
 
 #include <stealpool/executor.hpp>
 
+#include "output/progress.hpp"
 #include "scan/file_feed.hpp"
 #include "scan/whole_file_task.hpp"
 #include "secrets/report/report.hpp"
@@ -26,12 +29,26 @@ struct GitTask {
   std::size_t end;
 };
 
+// What the progress line shows while the scan runs. Written by its worker
+// alone, as a relaxed load and store (one writer: no read-modify-write);
+// read relaxed by the progress thread, where a figure may lag. The exact
+// counts are GitWorkerOut::counts, read after join().
+struct alignas(64) GitLive {
+  std::atomic<std::uint64_t> commits{0};  // diffed
+  std::atomic<std::uint64_t> blobs{0};    // read (scanned, binary or too large)
+  std::atomic<std::uint64_t> bytes{0};    // of blob content
+  static void add(std::atomic<std::uint64_t>& field, std::uint64_t n) noexcept {
+    field.store(field.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+};
+
 // One worker's results: written only by that worker, read by the main thread
-// after join() (which orders every write before the read).
+// after join() (which orders every write before the read); `live` as above.
 struct GitWorkerOut {
   std::vector<git::BlobEntry> introduced;
   std::vector<Finding> findings;
   GitCounts counts;
+  GitLive live;
 };
 
 // The scratch: this worker's own repository handle (libgit2 handles are not
@@ -108,6 +125,7 @@ void diff_task(const Shared& sh, GitTask t, Ctx& ctx) {
     git::introduced_blobs(*w.objects, *w.diff, sh.history, static_cast<std::uint32_t>(i), w.out->introduced, errors);
     for (const std::string& e : errors) sh.diag.message(e);
     w.out->counts.errors += errors.size();
+    GitLive::add(w.out->live.commits, 1);
   }
 }
 
@@ -169,7 +187,10 @@ void scan_task(const Shared& sh, GitTask t, Ctx& ctx) {
   std::size_t blobs = 0;
   std::uint64_t bytes = 0;
   for (std::size_t cursor = t.begin; cursor < t.end;) {
-    bytes += scan_blob(sh, cursor, w);
+    const std::uint64_t read = scan_blob(sh, cursor, w);
+    bytes += read;
+    GitLive::add(w.out->live.blobs, 1);
+    GitLive::add(w.out->live.bytes, read);
     ++cursor;
     ++blobs;
     if (cursor == t.end || !sh.settings.yield.should_yield(blobs, bytes)) continue;
@@ -218,6 +239,30 @@ GitScanResult scan_git_history(const GitScanSettings& s, const git::PackSet& pac
   GitScanResult result;
   Shared sh{s, history, detector, diag, packs, {}, {}};
   std::vector<GitWorkerOut> outs(s.workers);
+  // The blob index's size once it is known (0: still diffing), for the line.
+  std::atomic<std::uint64_t> index_size{0};
+  Progress progress(
+      diag,
+      [&outs, &index_size, commits = history.commits.size()](double secs) {
+        std::uint64_t diffed = 0, blobs = 0, bytes = 0;
+        for (const GitWorkerOut& o : outs) {
+          diffed += o.live.commits.load(std::memory_order_relaxed);
+          blobs += o.live.blobs.load(std::memory_order_relaxed);
+          bytes += o.live.bytes.load(std::memory_order_relaxed);
+        }
+        const std::uint64_t total = index_size.load(std::memory_order_relaxed);
+        char line[200];
+        if (total == 0)
+          std::snprintf(line, sizeof line, "stealscan: %llu / %zu commits diffed", static_cast<unsigned long long>(diffed),
+                        commits);
+        else
+          std::snprintf(line, sizeof line, "stealscan: %zu commits, %llu / %llu blobs, %s, %s/s", commits,
+                        static_cast<unsigned long long>(blobs), static_cast<unsigned long long>(total),
+                        human_bytes(static_cast<double>(bytes)).c_str(),
+                        human_bytes(secs > 0 ? static_cast<double>(bytes) / secs : 0).c_str());
+        return std::string(line);
+      },
+      s.progress);
 
   std::vector<GitTask> diffs = ranges(GitTask::Kind::diff, history.commits.size(), kCommitsPerDiffTask);
   result.counts.diff_tasks = diffs.size();
@@ -229,10 +274,12 @@ GitScanResult scan_git_history(const GitScanSettings& s, const git::PackSet& pac
     sh.blobs = git::unique_blobs(parts);
     sh.places = git::order_by_pack(sh.packs, sh.blobs);
     result.counts.unique_blobs = sh.blobs.size();
+    index_size.store(sh.blobs.size(), std::memory_order_relaxed);
     std::vector<GitTask> scans = ranges(GitTask::Kind::scan, sh.blobs.size(), kBlobsPerScanTask);
     result.counts.scan_tasks = scans.size();
     run_phase(sh, outs, scans, [&sh](GitTask t, Ctx& ctx) { scan_task(sh, t, ctx); }, result.counts);
   }
+  progress.stop();
   for (GitWorkerOut& o : outs) {
     result.counts += o.counts;
     std::move(o.findings.begin(), o.findings.end(), std::back_inserter(result.findings));

@@ -42,6 +42,7 @@ struct GitScanSettings {
   bool binary_as_text = false;
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool redact = false;
+  bool progress = false;  // the progress line on stderr (a terminal's)
   GitYieldPolicy yield;
 };
 

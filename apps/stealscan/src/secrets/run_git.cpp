@@ -1,6 +1,8 @@
 // run_git.cpp: git_secrets_main() (run_git.hpp).
 #include "secrets/run_git.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -92,6 +94,7 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const 
     s.binary_as_text = cmd.binary_as_text;
     s.max_filesize = cmd.max_filesize;
     s.redact = cmd.redact;
+    s.progress = !cmd.no_progress && ::isatty(STDERR_FILENO) == 1;
     result = scan_git_history(s, packs, history, detector, diag);
     fill_commit_fields(repo.get(), result.findings);
   } catch (const git::GitError& e) {
