@@ -11,7 +11,9 @@
 # stealscan runs with --no-archives (rg does not open archives; with them it
 # also scans what the compressed files hold) and as it runs by default, and
 # once with --keyword-scope file (gitleaks' semantics: a rule runs over every
-# file holding one of its keywords, not only over the keywords' lines).
+# file holding one of its keywords, not only over the keywords' lines), and
+# once with the same regexes as rules without keywords (the regex prefilter's
+# row: one Vectorscan scan for all of them, RE2 on the lines it names).
 #
 # Usage: apps/stealscan/bench/secrets_vs_rg.sh [--reps N] [--build DIR] [--threads N] [--unicode] [DIR...]
 #   DIR... default /usr/include /usr/share; --threads default 2; --unicode adds
@@ -53,6 +55,11 @@ with open(sys.argv[2] + "/rules.txt", "w") as f:
     f.write("\n".join(regexes) + "\n")
 with open(sys.argv[2] + "/rules-bytes.txt", "w") as f:
     f.write("\n".join("(?-u)" + r for r in regexes) + "\n")
+# The same regexes as a rule file without keywords (as Nosey Parker's and
+# Kingfisher's rules come): every rule then goes through the regex prefilter.
+with open(sys.argv[2] + "/no-keywords.toml", "w") as f:
+    for i, r in enumerate(regexes):
+        f.write(f"[[rules]]\nid = \"r{i}\"\nregex = '''{r}'''\n\n")
 print(f"{len(regexes)} rule regexes", file=sys.stderr)
 PY
 mkdir -p "$tmp/empty" "$tmp/cache"
@@ -87,6 +94,7 @@ for ((r = 1; r <= reps; r++)); do
   run_row "stealscan secrets" "$ss" secrets --no-progress -j "$threads" --no-ignore --hidden "${dirs[@]}"
   run_row "stealscan secrets --decode-depth 0 --no-archives" "$ss" secrets --no-progress -j "$threads" --no-ignore --hidden --decode-depth 0 --no-archives "${dirs[@]}"
   run_row "stealscan secrets --keyword-scope file --no-archives" "$ss" secrets --no-progress -j "$threads" --no-ignore --hidden --keyword-scope file --no-archives "${dirs[@]}"
+  run_row "stealscan secrets, rules without keywords, --no-archives" "$ss" secrets --no-progress -j "$threads" --no-ignore --hidden --no-archives --config "$tmp/no-keywords.toml" "${dirs[@]}"
 done
 
 echo
@@ -96,7 +104,8 @@ echo "| run | wall ms | CPU ms | wall / rg |"
 echo "|---|---|---|---|"
 rg_wall="$(tr ' ' '\n' <<<"${wall["rg -c -f (bytes)"]}" | grep . | median)"
 for name in "rg -c -f (bytes)" "stealscan secrets --no-archives" "stealscan secrets --decode-depth 0 --no-archives" \
-            "stealscan secrets --keyword-scope file --no-archives" "stealscan secrets"; do
+            "stealscan secrets --keyword-scope file --no-archives" "stealscan secrets" \
+            "stealscan secrets, rules without keywords, --no-archives"; do
   w="$(tr ' ' '\n' <<<"${wall[$name]}" | grep . | median)"
   c="$(tr ' ' '\n' <<<"${cpu[$name]}" | grep . | median)"
   printf '| %s | %.0f | %d | %.2f |\n' "$name" "$w" "$c" "$(awk -v a="$w" -v b="$rg_wall" 'BEGIN {print a / b}')"

@@ -19,6 +19,16 @@ std::vector<std::vector<std::string>> keywords_of(const RuleSet& rules) {
   return out;
 }
 
+// The regexes the prefilter is offered: those of the rules without keywords
+// (a rule with keywords is already run only where they are).
+std::vector<std::string> prefilter_regexes(const RuleSet& rules, bool on) {
+  std::vector<std::string> out(rules.rules.size());
+  if (!on) return out;
+  for (std::size_t r = 0; r < rules.rules.size(); ++r)
+    if (rules.rules[r].keywords.empty()) out[r] = rules.rules[r].regex;
+  return out;
+}
+
 }  // namespace
 
 // A rule compiled. Its regex is compiled on first use (most rules never see
@@ -60,6 +70,7 @@ struct Detector::Compiled {
 Detector::Detector(RuleSet rules, DetectorOptions options)
     : rules_(std::move(rules)),
       keywords_(keywords_of(rules_), options.cache),
+      prefilter_(prefilter_regexes(rules_, options.regex_prefilter), options.cache),
       decode_depth_(options.decode_depth),
       keyword_scope_(options.keyword_scope) {
   std::unordered_map<std::string_view, std::size_t> by_id;
@@ -112,6 +123,7 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
   LineIndex index(text);
   InlineAllows lines(index);
   s.line_verdicts_.clear();  // keyed by where lines are: this text's only
+  bool prefiltered = false, prefilter_ok = false;
   for (const std::size_t r : s.rules_) {
     const Compiled& c = compiled_[r];
     if (c.path != nullptr && !RE2::PartialMatch(path, *c.path)) continue;
@@ -126,6 +138,18 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
       f.match = "file detected: " + std::string(path);
       out.push_back(std::move(f));
       continue;
+    }
+    if (prefilter_.covers(r)) {
+      // One Vectorscan scan for every such rule, on the first that asks.
+      if (!prefiltered) {
+        prefiltered = true;
+        prefilter_ok = prefilter_.scan(text, s.prefilter_);
+      }
+      if (prefilter_ok) {
+        const std::vector<LineSpan>& where = prefilter_.lines_for(r, s.prefilter_);
+        if (!where.empty()) scan_rule(c, path, commit, text, lines, blob, &where, s, out);
+        continue;
+      }
     }
     const bool everywhere = keyword_scope_ == KeywordScope::file || !keywords_.has_keywords(r);
     scan_rule(c, path, commit, text, lines, blob, everywhere ? nullptr : &keywords_.lines_for(r, s.keywords_), s, out);

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <new>
 #include <stdexcept>
 #include <unordered_map>
@@ -18,62 +17,18 @@ namespace {
 
 constexpr unsigned kFlags = HS_FLAG_CASELESS;  // every occurrence: their lines are wanted
 
-// The line holding offset `at` (< text.size()); a '\n' at `at` ends its line.
-LineSpan line_around(std::string_view text, std::size_t at) {
-  const void* nl_before = at == 0 ? nullptr : memrchr(text.data(), '\n', at);
-  const auto offset = [&](const void* p) { return static_cast<std::size_t>(static_cast<const char*>(p) - text.data()); };
-  const void* nl_after = std::memchr(text.data() + at, '\n', text.size() - at);
-  return {nl_before == nullptr ? 0 : offset(nl_before) + 1, nl_after == nullptr ? text.size() : offset(nl_after)};
-}
-
-// Collects, per keyword, the lines that hold it (a keyword's line is the line
-// of its first byte). The line around a hit is found once and kept while the
-// next hits fall inside it, which in a block scan's order of end offsets they
-// do until the scan passes its end: finding lines is linear in the text.
-// Consecutive lines are kept as one span (a keyword on every line of a big
-// file is one span, not one per line).
-struct LineCollector {
-  std::string_view text;
-  std::size_t base = 0;   // where the piece being scanned starts in `text`
-  std::size_t limit = 0;  // its length: a hit ending after it is in the padding (find_keywords())
-  const std::vector<std::string>& keywords;
-  std::vector<std::vector<LineSpan>>& lines;
-  LineSpan current{1, 0};  // none yet
-
-  void add(std::size_t k, std::size_t at) {
-    if (!(current.begin <= at && at <= current.end)) current = line_around(text, at);
-    std::vector<LineSpan>& v = lines[k];
-    if (!v.empty() && v.back().begin <= current.begin && current.begin <= v.back().end + 1) {
-      v.back().end = std::max(v.back().end, current.end);  // this line, or the next one
-    } else {
-      v.push_back(current);
-    }
-  }
+// A keyword scan's callback context: the collector, and the keywords (a hit's
+// line is the line of its first byte, `to` less the keyword's length).
+struct KeywordHits {
+  LineCollector& lines;
+  const std::vector<std::string>* keywords;
 };
 
 int on_keyword(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
-  auto& c = *static_cast<LineCollector*>(ctx);
-  if (to > c.limit) return 0;
-  c.add(id, c.base + static_cast<std::size_t>(to) - c.keywords[id].size());
+  auto& k = *static_cast<KeywordHits*>(ctx);
+  if (to > k.lines.limit) return 0;
+  k.lines.add(id, k.lines.base + static_cast<std::size_t>(to) - (*k.keywords)[id].size());
   return 0;
-}
-
-// Sorted, disjoint spans with a line between any two (a scan in pieces, hits
-// reported out of order, or the spans of several keywords may break that):
-// overlapping and touching spans are merged.
-void normalize(std::vector<LineSpan>& v) {
-  const auto apart = [](const LineSpan& a, const LineSpan& b) { return a.end + 1 < b.begin; };
-  if (std::adjacent_find(v.begin(), v.end(), std::not_fn(apart)) == v.end()) return;
-  std::sort(v.begin(), v.end(), [](const LineSpan& a, const LineSpan& b) { return a.begin < b.begin; });
-  std::size_t kept = 0;
-  for (std::size_t i = 1; i < v.size(); ++i) {
-    if (v[i].begin <= v[kept].end + 1) {
-      v[kept].end = std::max(v[kept].end, v[i].end);
-    } else {
-      v[++kept] = v[i];
-    }
-  }
-  v.resize(kept + 1);
 }
 
 }  // namespace
@@ -128,7 +83,8 @@ KeywordFilter::Scratch::~Scratch() { hs_free_scratch(hs_); }
 void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
   for (std::vector<LineSpan>& v : s.lines_) v.clear();
   if (text.empty()) return;
-  LineCollector lines{text, 0, 0, keywords_, s.lines_};
+  LineCollector lines{text, s.lines_};
+  KeywordHits hits{lines, &keywords_};
   if (db_ == nullptr) {
     // A plain caseless search per keyword, going on from the end of each line
     // it finds the keyword on.
@@ -155,7 +111,7 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
     const std::size_t n = std::min(kPiece, text.size() - at);
     lines.base = at;
     lines.limit = n;
-    if (hs_scan(db_, text.data() + at, static_cast<unsigned>(n), 0, s.hs_, &on_keyword, &lines) != HS_SUCCESS)
+    if (hs_scan(db_, text.data() + at, static_cast<unsigned>(n), 0, s.hs_, &on_keyword, &hits) != HS_SUCCESS)
       throw std::runtime_error("keyword scan failed");
     if (at + n >= text.size()) break;
     at += n - std::min(n, longest_ - 1 + kTail);
@@ -165,7 +121,7 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
   padded_end(s.tail_, text.substr(from));
   lines.base = from;
   lines.limit = text.size() - from;
-  if (hs_scan(db_, s.tail_.data(), static_cast<unsigned>(s.tail_.size()), 0, s.hs_, &on_keyword, &lines) != HS_SUCCESS)
+  if (hs_scan(db_, s.tail_.data(), static_cast<unsigned>(s.tail_.size()), 0, s.hs_, &on_keyword, &hits) != HS_SUCCESS)
     throw std::runtime_error("keyword scan failed");
   for (std::vector<LineSpan>& v : s.lines_) normalize(v);
 }

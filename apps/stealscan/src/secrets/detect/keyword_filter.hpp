@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "match/database_cache.hpp"
+#include "secrets/detect/line_spans.hpp"
 
 struct hs_database;
 struct hs_scratch;
@@ -24,13 +25,6 @@ namespace stealscan::secrets {
 enum class KeywordScope : std::uint8_t {
   line,  // a match covering a line that holds one of the rule's keywords (the default)
   file,  // any match in a text that holds one of them anywhere (gitleaks' semantics)
-};
-
-// Lines of a text: [begin, end) from the first one's first byte to the last
-// one's end, its '\n' (at end, unless end is the text's end) excluded.
-struct LineSpan {
-  std::size_t begin;
-  std::size_t end;
 };
 
 class KeywordFilter {

@@ -1,0 +1,86 @@
+// regex_prefilter.hpp: RegexPrefilter, one Vectorscan scan for the regexes of
+// every rule that has no keywords (../README.md, "Matching"), as Nosey
+// Parker's first stage: each byte is read once whatever the number of such
+// rules, and RE2 then runs only where a rule's regex may match.
+//
+// Each regex is compiled in Vectorscan's prefilter mode (HS_FLAG_PREFILTER:
+// it reports at least every place the regex matches, maybe more, so that
+// constructs Vectorscan lacks or would blow up on, such as large bounded
+// repeats, are approximated rather than refused) and multi-line (`^` and `$`
+// at every line's edge: more places than RE2's text edges, still a
+// superset). A rule whose regex cannot match a '\n' (may_match_newline())
+// has its matches within one line, the line holding the match's end, which
+// Vectorscan's end offset names: RE2 runs on those lines, and finds there
+// exactly what it finds over the whole text. A rule whose regex may span
+// lines runs over the whole text, if Vectorscan saw a hit anywhere in it.
+// Left to RE2 over every text: regexes with bytes >= 0x80 or Unicode classes
+// (Vectorscan reads those bytes and classes otherwise than RE2's Latin-1
+// mode), a NUL, one Vectorscan rejects even as a prefilter, and texts of
+// 1 GiB or more.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "match/database_cache.hpp"
+#include "secrets/detect/line_spans.hpp"
+
+struct hs_database;
+struct hs_scratch;
+
+namespace stealscan::secrets {
+
+class RegexPrefilter {
+ public:
+  // regexes[r]: rule r's regex if it is to be prefiltered, else empty. A
+  // regex that does not qualify (see above) is left out: covers(r) false.
+  RegexPrefilter(const std::vector<std::string>& regexes, const DatabaseCache& cache);
+  ~RegexPrefilter();
+  RegexPrefilter(const RegexPrefilter&) = delete;
+  RegexPrefilter& operator=(const RegexPrefilter&) = delete;
+
+  // Whether rule r's regex is in the database.
+  [[nodiscard]] bool covers(std::size_t r) const { return r < slot_.size() && slot_[r] != kNone; }
+  [[nodiscard]] std::size_t size() const noexcept { return rules_.size(); }
+
+  class Scratch {
+   public:
+    explicit Scratch(const RegexPrefilter& filter);
+    ~Scratch();
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+
+   private:
+    friend class RegexPrefilter;
+    hs_scratch* hs_ = nullptr;
+    std::vector<std::vector<LineSpan>> lines_;  // per slot: the lines of its hits
+    std::string copy_;                          // the text with padding after it (scan())
+  };
+
+  // Scans `text` once for every covered rule. False (nothing scanned) for an
+  // empty text or one too long for one scan: the caller runs those rules
+  // over it whole.
+  bool scan(std::string_view text, Scratch& scratch) const;
+  // After scan(): the lines of the text where rule r's regex may match, as
+  // sorted, disjoint spans (empty: it matches nowhere; for a regex that may
+  // span lines, the whole text as one span when it may match anywhere).
+  [[nodiscard]] const std::vector<LineSpan>& lines_for(std::size_t r, const Scratch& scratch) const {
+    return scratch.lines_[slot_[r]];
+  }
+
+ private:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> slot_;   // rule -> its pattern id in the database, or kNone
+  std::vector<std::size_t> rules_;  // pattern id -> rule
+  std::vector<std::uint8_t> spans_lines_;  // pattern id -> its regex may match '\n'
+  hs_database* db_ = nullptr;       // null: nothing covered
+};
+
+// Whether `regex` may go to the prefilter at all (before Vectorscan is asked):
+// it holds no byte >= 0x80, no Unicode class, no NUL.
+bool prefilter_eligible(std::string_view regex);
+
+}  // namespace stealscan::secrets
