@@ -202,8 +202,20 @@ TEST(GitSecrets, a_baseline_or_fingerprint_leaves_out_known_git_findings) {
   ASSERT_EQ(findings(after).size(), 1U) << after.out;
   EXPECT_EQ(findings(after)[0]["File"].str, "c.txt");
   EXPECT_NE(after.err.find("2 more known"), std::string::npos) << after.err;
-  t.write("fp.txt", TestRepo::hex(c2) + ":b.txt:github-pat:1\n");
-  EXPECT_EQ(findings(secrets({"--git", "--fingerprints", t.path("fp.txt"), t.path("repo")})).size(), 2U);
+  // A fingerprint in either order, commit:file (gitleaks') or file:commit,
+  // leaves out that commit's finding and no other.
+  for (const std::string& fp : {TestRepo::hex(c2) + ":b.txt:github-pat:1", "b.txt:" + TestRepo::hex(c2) + ":github-pat:1"}) {
+    t.write("fp.txt", fp + "\n");
+    const ProcessResult known = secrets({"--git", "--fingerprints", t.path("fp.txt"), t.path("repo")});
+    std::vector<std::string> files;
+    for (const Json& f : findings(known)) files.push_back(f["File"].str);
+    EXPECT_EQ(files, (std::vector<std::string>{"a.txt", "c.txt"})) << fp;
+    EXPECT_NE(known.err.find("1 more known"), std::string::npos) << fp << known.err;
+  }
+  for (const std::string& fp : {TestRepo::hex(c1) + ":b.txt:github-pat:1", "b.txt:" + TestRepo::hex(c1) + ":github-pat:1"}) {
+    t.write("fp.txt", fp + "\n");  // another commit's: nothing known
+    EXPECT_EQ(findings(secrets({"--git", "--fingerprints", t.path("fp.txt"), t.path("repo")})).size(), 3U) << fp;
+  }
 }
 
 TEST(GitSecrets, binary_and_too_large_blobs_are_skipped_and_counted) {

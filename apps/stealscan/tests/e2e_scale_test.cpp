@@ -14,6 +14,7 @@
 
 #include "support/run_process.hpp"
 #include "support/temp_tree.hpp"
+#include "support/unprivileged.hpp"
 
 namespace stealscan::test {
 namespace {
@@ -99,24 +100,11 @@ TEST(Scale, a_large_file_is_scanned_in_memory_that_does_not_grow_with_it) {
   }
 }
 
-// The unreadable-file check needs a process that cannot read a chmod-000 file.
-// Root can, so as root the scan (and grep, for the expected counts) run as user
-// 65534 through setpriv(1).
-std::vector<std::string> unprivileged_prefix() {
-  if (::geteuid() != 0) return {};
-  if (::access("/usr/bin/setpriv", X_OK) == 0)
-    return {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-  return {"<none>"};
-}
-
 TEST(Errors, unreadable_files_and_directories_are_reported_counted_and_skipped) {
-  const auto prefix = unprivileged_prefix();
-  if (!prefix.empty() && prefix[0] == "<none>")
+  const Unprivileged user(kBin);
+  if (!user.possible())
     GTEST_SKIP() << "running as root without /usr/bin/setpriv: no way to make a file unreadable to the scan";
-  TempTree bin;  // a copy of the binary the unprivileged user may run
-  const std::string exe = bin.path("stealscan");
-  std::filesystem::copy_file(kBin, exe);
-  ::chmod(exe.c_str(), 0755);
+  const std::string exe = user.exe();
   TempTree t;
   t.write("ok/a.txt", "AKIA\nAKIA\n");
   t.write("ok/b.txt", "nothing\n");
@@ -125,11 +113,7 @@ TEST(Errors, unreadable_files_and_directories_are_reported_counted_and_skipped) 
   ::chmod(t.path("secret.txt").c_str(), 0);
   ::chmod(t.path("locked").c_str(), 0);
 
-  auto as_user = [&](std::vector<std::string> argv) {
-    std::vector<std::string> full = prefix;
-    full.insert(full.end(), argv.begin(), argv.end());
-    return full;
-  };
+  const auto as_user = [&](std::vector<std::string> argv) { return user.argv(std::move(argv)); };
   const ProcessResult want = run_process(as_user({"grep", "-rcF", "AKIA", t.root()}), {"LC_ALL=C"});
   ASSERT_EQ(want.status, 2) << "grep could read the unreadable file: " << want.err;
   // LeakSanitizer cannot run where ptrace is restricted; leaks are checked by the other tests.

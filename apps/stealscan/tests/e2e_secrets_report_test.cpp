@@ -280,11 +280,11 @@ TEST(SecretsKnown, gitleaksignore_and_stealscanignore_at_the_root_are_read) {
   EXPECT_NE(r.err.find("0 findings (2 more known"), std::string::npos) << r.err;
 }
 
-TEST(SecretsKnown, git_fingerprints_in_either_order_match) {
+TEST(SecretsKnown, a_git_fingerprint_does_not_leave_out_a_finding_outside_git) {
   TempTree t;
-  // A baseline can only come from a git scan for a finding with a commit; the
-  // fingerprint forms are checked through a fingerprint file on a plain scan,
-  // whose findings have no commit: neither form may suppress them.
+  // A plain scan's findings have no commit: a fingerprint with one, in either
+  // order, is not theirs. (That both orders match a git finding is
+  // e2e_git_test's a_baseline_or_fingerprint_leaves_out_known_git_findings.)
   t.write("data/a.env", "K = \"" + kGithub + "\"\n");
   const std::string commit(40, 'a');
   t.write("fp.txt", commit + ":" + t.path("data") + "/a.env:github-pat:1\n" + t.path("data") + "/a.env:" + commit +

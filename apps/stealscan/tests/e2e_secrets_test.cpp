@@ -6,6 +6,9 @@
 // read back, and the exit statuses 0 / 1 / 2.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +18,7 @@
 #include "support/run_process.hpp"
 #include "support/secret_samples.hpp"
 #include "support/temp_tree.hpp"
+#include "support/unprivileged.hpp"
 
 namespace stealscan::test {
 namespace {
@@ -280,6 +284,28 @@ TEST(Secrets, exit_status_is_0_for_none_1_for_findings_2_for_errors) {
   const ProcessResult help = secrets({"--help"});
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("Usage: stealscan secrets"), std::string::npos);
+}
+
+TEST(Secrets, an_unreadable_file_exits_2_naming_it_and_the_others_are_still_reported) {
+  const Unprivileged user(kBin);
+  if (!user.possible())
+    GTEST_SKIP() << "running as root without /usr/bin/setpriv: no way to make a file unreadable to the scan";
+  TempTree t;
+  t.write("data/ok.txt", kGithub + "\n");
+  t.write("data/locked.txt", kGithub + "\n");
+  t.write("data/dir/inside.txt", kGithub + "\n");
+  ::chmod(t.path("data/locked.txt").c_str(), 0);
+  ::chmod(t.path("data/dir").c_str(), 0);
+  // LeakSanitizer cannot run where ptrace is restricted; leaks are checked by the other tests.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  const std::string env = std::string("ASAN_OPTIONS=") + (asan != nullptr ? asan : "") + ":detect_leaks=0";
+  const ProcessResult r = run_process(
+      user.argv({user.exe(), "secrets", "--no-progress", "--no-cache", "-j", "3", "--format", "json", t.path("data")}),
+      {env});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(summary(r, t.path("data")), (Lines{"ok.txt:github-pat:1:1=" + kGithub}));
+  EXPECT_NE(r.err.find("stealscan: " + t.path("data/locked.txt") + ": Permission denied"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stealscan: " + t.path("data/dir") + ": Permission denied"), std::string::npos) << r.err;
 }
 
 TEST(Secrets, a_stealscan_toml_at_the_root_is_used_and_may_extend_the_defaults) {

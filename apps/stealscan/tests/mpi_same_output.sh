@@ -1,8 +1,8 @@
 #!/bin/bash
 # mpi_same_output.sh: stealscan-mpi against one-process stealscan on a generated
 # tree (directories, a .gitignore, hidden and binary files, a file without a
-# match, a file larger than a chunk, a broken link, an unreadable file when not
-# running as root).
+# match, a file larger than a chunk, a broken link, an unreadable file (as
+# root, read as user 65534)).
 #
 #   mpi_same_output.sh output  STEALSCAN STEALSCAN_MPI RANKS MPIEXEC [MPIEXEC_FLAGS...]
 #   mpi_same_output.sh refusal STEALSCAN STEALSCAN_MPI RANKS MPIEXEC [MPIEXEC_FLAGS...]
@@ -59,20 +59,48 @@ make_tree() {
   mkdir -p "$t"/links
   echo "needle by a link" >"$t"/links/real.txt
   ln -s ../no-such-file "$t"/links/dangling
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "needle locked away" >"$t"/logs/locked.txt
-    chmod 000 "$t"/logs/locked.txt
-    unreadable=1
-  else
-    unreadable=0  # root reads everything: that case is skipped
+  # An unreadable file. Root reads every file, so as root (CI) that case runs
+  # both programs as user 65534 through setpriv(1), from copies of the
+  # binaries that user may run, with a home and session directory of its own
+  # for Open MPI.
+  echo "needle locked away" >"$t"/logs/locked.txt
+  chmod 000 "$t"/logs/locked.txt
+  unreadable=1
+  as_user=()
+  user_scan=$scan user_scan_mpi=$scan_mpi
+  if [ "$(id -u)" -eq 0 ]; then
+    if [ -x /usr/bin/setpriv ]; then
+      mkdir -p "$tmp"/bin "$tmp"/home
+      cp "$scan" "$scan_mpi" "$tmp"/bin/
+      user_scan=$tmp/bin/$(basename "$scan") user_scan_mpi=$tmp/bin/$(basename "$scan_mpi")
+      chmod 755 "$tmp" "$tmp"/bin "$tmp"/bin/*
+      chown 65534:65534 "$tmp"/home
+      as_user=(/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$tmp"/home TMPDIR="$tmp"/home)
+    else
+      unreadable=0  # no way to drop root's right to read everything
+    fi
   fi
 }
+
+# same_output_as_user NAME ARGS...: same_output, both programs run as a user
+# that cannot read what chmod 000 locks (root runs them as 65534).
+same_output_as_user() {
+  local saved_scan=$scan saved_scan_mpi=$scan_mpi saved_mpi=("${mpi[@]}")
+  scan_prefix=("${as_user[@]}")
+  scan=$user_scan scan_mpi=$user_scan_mpi
+  mpi=("${as_user[@]}" "${mpi[@]}")
+  same_output "$@"
+  scan=$saved_scan scan_mpi=$saved_scan_mpi
+  mpi=("${saved_mpi[@]}")
+  scan_prefix=()
+}
+scan_prefix=()
 
 # same_output NAME ARGS...: sorted stdout and exit status equal.
 same_output() {
   local name=$1
   shift
-  timeout 60 "$scan" "$@" >"$tmp/one.out" 2>"$tmp/one.err"
+  timeout 60 "${scan_prefix[@]}" "$scan" "$@" >"$tmp/one.out" 2>"$tmp/one.err"
   local want=$?
   timeout 60 "${mpi[@]}" "$scan_mpi" "$@" >"$tmp/mpi.out" 2>"$tmp/mpi.err"
   local got=$?
@@ -128,10 +156,11 @@ case $what in
     same_output broken_link_under_follow -l -L needle "$t"
     grep -q 'dangling' "$tmp/mpi.err" || fail "broken_link_under_follow: stderr does not name the link at $ranks ranks"
     if [ "$unreadable" -eq 1 ]; then
-      same_output unreadable_file -l needle "$t"/logs
+      same_output_as_user unreadable_file -l needle "$t"/logs
       grep -q 'locked.txt' "$tmp/mpi.err" || fail "unreadable_file: stderr does not name locked.txt at $ranks ranks"
+      grep -q 'locked.txt' "$tmp/one.err" || fail "unreadable_file: stealscan's stderr does not name locked.txt"
     else
-      echo "skip: unreadable_file (running as root, which reads every file)"
+      echo "skip: unreadable_file (running as root without setpriv, which reads every file)"
     fi
     ;;
   refusal)
