@@ -2,7 +2,7 @@
 #include "sources/git/blob_index.hpp"
 
 #include <algorithm>
-#include <numeric>
+#include <cstring>
 #include <tuple>
 #include <utility>
 
@@ -45,9 +45,9 @@ std::string_view read_as(ObjectReader& reader, const git_oid& id, git_object_t w
 }
 
 // Reads tree `id` into `t` (its bytes copied: the reader's last only until its
-// next read); `by_name` is filled only when the tree will be searched.
+// next read).
 template <class What>
-void load_tree(ObjectReader& reader, const git_oid& id, DiffScratch::Tree& t, bool searched, const What& what) {
+void load_tree(ObjectReader& reader, const git_oid& id, DiffScratch::Tree& t, const What& what) {
   const std::string_view raw = read_as(reader, id, GIT_OBJECT_TREE, what);
   t.bytes.assign(raw);
   if (!parse_tree(t.bytes, t.entries)) {
@@ -55,12 +55,19 @@ void load_tree(ObjectReader& reader, const git_oid& id, DiffScratch::Tree& t, bo
     m.append(": a malformed tree");
     throw GitError(m);
   }
-  t.by_name.clear();
-  if (!searched) return;
-  t.by_name.resize(t.entries.size());
-  std::iota(t.by_name.begin(), t.by_name.end(), 0U);
-  std::sort(t.by_name.begin(), t.by_name.end(),
-            [&t](std::uint32_t a, std::uint32_t b) { return t.entries[a].name < t.entries[b].name; });
+}
+
+// Git's order of tree entries (its base_name_compare): by name, bytes
+// unsigned, a tree's name read as if it ended in '/', any other's in '\0'.
+// 0 only for the same name and the same kind (tree or not).
+int tree_order(const TreeEntry& a, const TreeEntry& b) {
+  const std::size_t n = std::min(a.name.size(), b.name.size());
+  if (const int c = std::memcmp(a.name.data(), b.name.data(), n); c != 0) return c;
+  const auto next = [n](const TreeEntry& e) -> unsigned {
+    if (e.name.size() > n) return static_cast<unsigned char>(e.name[n]);
+    return e.mode == GIT_FILEMODE_TREE ? '/' : 0U;
+  };
+  return static_cast<int>(next(a)) - static_cast<int>(next(b));
 }
 
 // Appends the (path, blob) pairs of the files under the tree at `depth` of
@@ -75,8 +82,20 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
              std::vector<PathBlob>& out, std::vector<std::string>& errors) {
   const DiffScratch::Level& here = s.level(depth);
   const std::size_t prefix = s.path.size();
+  // Both trees are in git's order: one merge walk pairs each entry with the
+  // old one of its name and kind, if any, in linear time (no sort, no
+  // search). Pairing a tree with a file of its name would change nothing:
+  // neither could be skipped as unchanged. A tree out of order (damaged, or
+  // written by hand) can only miss a pair, which makes its files count as
+  // new: more scanned, nothing lost.
+  const std::vector<TreeEntry>& olds = here.old.entries;
+  std::size_t j = 0;
   for (const TreeEntry& e : here.tree.entries) {
-    const TreeEntry* o = here.has_old ? here.old.find(e.name) : nullptr;
+    const TreeEntry* o = nullptr;
+    if (here.has_old) {
+      while (j < olds.size() && tree_order(olds[j], e) < 0) ++j;
+      if (j < olds.size() && tree_order(olds[j], e) == 0) o = &olds[j];
+    }
     const bool same_id = o != nullptr && git_oid_equal(&o->id, &e.id) != 0;
     if (e.mode == GIT_FILEMODE_TREE) {
       if (same_id && o->mode == GIT_FILEMODE_TREE) continue;
@@ -84,7 +103,7 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
       s.path.append(e.name);
       DiffScratch::Level& next = s.level(depth + 1);  // a deque: `here` stays put
       try {
-        load_tree(reader, e.id, next.tree, false, [&] { return commit + ": cannot read tree " + s.path; });
+        load_tree(reader, e.id, next.tree, [&] { return commit + ": cannot read tree " + s.path; });
       } catch (const GitError& err) {  // what is under it is lost: said, and the rest goes on
         errors.emplace_back(err.what());
         continue;
@@ -92,7 +111,7 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
       next.has_old = o != nullptr && o->mode == GIT_FILEMODE_TREE;
       if (next.has_old) {
         try {
-          load_tree(reader, o->id, next.old, true, [&] { return commit + ": cannot read a parent's tree " + s.path; });
+          load_tree(reader, o->id, next.old, [&] { return commit + ": cannot read a parent's tree " + s.path; });
         } catch (const GitError& err) {  // then every file under it counts as new: more scanned, nothing lost
           errors.emplace_back(err.what());
           next.has_old = false;
@@ -112,19 +131,13 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
 
 }  // namespace
 
-const TreeEntry* DiffScratch::Tree::find(std::string_view name) const {
-  const auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
-                                   [this](std::uint32_t i, std::string_view n) { return entries[i].name < n; });
-  return it != by_name.end() && entries[*it].name == name ? &entries[*it] : nullptr;
-}
-
 void introduced_blobs(ObjectReader& reader, DiffScratch& s, const History& history, std::uint32_t index,
                       std::vector<BlobEntry>& out, std::vector<std::string>& errors) {
   const std::string what = "commit " + hex(history.commits[index]);
   const std::span<const git_oid> parents = history.parents_of(index);
   DiffScratch::Level& root = s.level(0);
   try {
-    load_tree(reader, history.trees[index], root.tree, false, [&] { return what + ": cannot read its tree"; });
+    load_tree(reader, history.trees[index], root.tree, [&] { return what + ": cannot read its tree"; });
   } catch (const GitError& err) {
     errors.emplace_back(err.what());
     return;
@@ -137,7 +150,7 @@ void introduced_blobs(ObjectReader& reader, DiffScratch& s, const History& histo
     root.has_old = p < parents.size();
     if (root.has_old) {
       try {
-        load_tree(reader, parents[p], root.old, true,
+        load_tree(reader, parents[p], root.old,
                   [&] { return what + ": cannot read parent " + std::to_string(p + 1) + "'s tree"; });
       } catch (const GitError& err) {  // diffed against the other parents, or taken whole
         errors.emplace_back(err.what());

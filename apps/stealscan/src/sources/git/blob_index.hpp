@@ -28,13 +28,10 @@ struct BlobEntry {
 // path being built, the parents.
 class DiffScratch {
  public:
-  // One tree's bytes and entries, and its entries' order by name.
+  // One tree's bytes and entries.
   struct Tree {
     std::string bytes;
-    std::vector<TreeEntry> entries;  // into `bytes`, in the tree's order
-    std::vector<std::uint32_t> by_name;
-    // The entry named `name`, or null.
-    [[nodiscard]] const TreeEntry* find(std::string_view name) const;
+    std::vector<TreeEntry> entries;  // into `bytes`, in the tree's order (git's: by name, a tree's as if with '/')
   };
   struct Level {
     Tree tree;
