@@ -2,6 +2,7 @@
 #include "sources/git/blob_index.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <tuple>
 #include <utility>
@@ -44,17 +45,21 @@ std::string_view read_as(ObjectReader& reader, const git_oid& id, git_object_t w
   return o.bytes;
 }
 
-// Reads tree `id` into `t` (its bytes copied: the reader's last only until its
-// next read).
+// Tree `id`, from the worker's cache, else read (its bytes copied: the
+// reader's last only until its next read), parsed and cached.
 template <class What>
-void load_tree(ObjectReader& reader, const git_oid& id, DiffScratch::Tree& t, const What& what) {
-  const std::string_view raw = read_as(reader, id, GIT_OBJECT_TREE, what);
-  t.bytes.assign(raw);
-  if (!parse_tree(t.bytes, t.entries)) {
+std::shared_ptr<const ParsedTree> hold_tree(ObjectReader& reader, TreeCache& cache, const git_oid& id,
+                                            const What& what) {
+  if (std::shared_ptr<const ParsedTree> kept = cache.find(id)) return kept;
+  auto t = std::make_shared<ParsedTree>();
+  t->id = id;
+  t->bytes.assign(read_as(reader, id, GIT_OBJECT_TREE, what));
+  if (!parse_tree(t->bytes, t->entries)) {
     std::string m = what();
     m.append(": a malformed tree");
     throw GitError(m);
   }
+  return cache.put(std::move(t));
 }
 
 // Git's order of tree entries (its base_name_compare): by name, bytes
@@ -68,6 +73,72 @@ int tree_order(const TreeEntry& a, const TreeEntry& b) {
     return e.mode == GIT_FILEMODE_TREE ? '/' : 0U;
   };
   return static_cast<int>(next(a)) - static_cast<int>(next(b));
+}
+
+// The length of the common start of a[0, n) and b[0, n), or, `backwards`, of
+// their common end (a and b then point one past their last bytes): eight
+// bytes at a time (std::mismatch goes byte by byte, and the trees compared
+// are mostly the same kilobytes).
+std::size_t common_run(const char* a, const char* b, std::size_t n, bool backwards) {
+  std::size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    std::uint64_t x = 0, y = 0;
+    std::memcpy(&x, backwards ? a - k - 8 : a + k, 8);
+    std::memcpy(&y, backwards ? b - k - 8 : b + k, 8);
+    if (x == y) continue;
+    const std::uint64_t d = x ^ y;  // little-endian: the first differing byte is the lowest set one
+    return k + static_cast<std::size_t>(backwards ? __builtin_clzll(d) / 8 : __builtin_ctzll(d) / 8);
+  }
+  for (; k < n && (backwards ? a[-1 - static_cast<std::ptrdiff_t>(k)] == b[-1 - static_cast<std::ptrdiff_t>(k)] : a[k] == b[k]); ++k) {
+  }
+  return k;
+}
+
+// Where an entry ends in its tree's bytes: after its name, the NUL and the id.
+std::size_t entry_end(const ParsedTree& t, const TreeEntry& e) {
+  return static_cast<std::size_t>(e.name.data() - t.bytes.data()) + e.name.size() + 1 + GIT_OID_RAWSZ;
+}
+
+// How many entries at the start and at the end of a tree and its old version
+// are the same entries. The first `head` entries of `now` lie wholly in the
+// bytes the two trees begin with: byte for byte the old tree's first `head`
+// entries. At the end, the entries of `now` that start in the bytes the two
+// end with, if the old tree has an entry starting at the same distance from
+// its end: from there both parse the same bytes into the same entries.
+struct Unchanged {
+  std::size_t head = 0;
+  std::size_t tail = 0;
+};
+Unchanged same_entries(const ParsedTree& now, const ParsedTree& old) {
+  const std::string& a = now.bytes;
+  const std::string& b = old.bytes;
+  const std::size_t n = std::min(a.size(), b.size());
+  const std::size_t prefix = common_run(a.data(), b.data(), n, false);
+  Unchanged u;
+  u.head = static_cast<std::size_t>(
+      std::partition_point(now.entries.begin(), now.entries.end(),
+                           [&](const TreeEntry& e) { return entry_end(now, e) <= prefix; }) -
+      now.entries.begin());
+  const std::size_t room = n - prefix;  // the common end may not reach into the common start
+  const std::size_t suffix = common_run(a.data() + a.size(), b.data() + b.size(), room, true);
+  // The first entry (from `from`) of `t` that starts at most `distance` bytes
+  // before its end; entries start in increasing order, so a binary search.
+  const auto first_within = [](const ParsedTree& t, std::size_t from, std::size_t distance) {
+    const auto start = [&t](std::size_t i) { return i == 0 ? std::size_t{0} : entry_end(t, t.entries[i - 1]); };
+    std::size_t lo = from, hi = t.entries.size();
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (t.bytes.size() - start(mid) > distance) lo = mid + 1;
+      else hi = mid;
+    }
+    return std::pair{lo, lo < t.entries.size() ? t.bytes.size() - start(lo) : std::size_t{0}};
+  };
+  const auto [i, distance] = first_within(now, u.head, suffix);
+  if (i == now.entries.size()) return u;
+  const auto [k, old_distance] = first_within(old, u.head, distance);
+  if (k < old.entries.size() && old_distance == distance)
+    u.tail = std::min(now.entries.size() - i, old.entries.size() - k);
+  return u;
 }
 
 // Appends the (path, blob) pairs of the files under the tree at `depth` of
@@ -88,13 +159,21 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
   // neither could be skipped as unchanged. A tree out of order (damaged, or
   // written by hand) can only miss a pair, which makes its files count as
   // new: more scanned, nothing lost.
-  const std::vector<TreeEntry>& olds = here.old.entries;
-  std::size_t j = 0;
-  for (const TreeEntry& e : here.tree.entries) {
+  static const std::vector<TreeEntry> kNone;
+  const std::vector<TreeEntry>& news = here.tree->entries;
+  const std::vector<TreeEntry>& olds = here.has_old ? here.old->entries : kNone;
+  // Most of a big tree is what its old version was: the entries in the two
+  // trees' common first and last bytes are the same entries, skipped without
+  // a look (same_entries()); the walk covers what lies between.
+  const Unchanged same = here.has_old ? same_entries(*here.tree, *here.old) : Unchanged{};
+  std::size_t j = same.head;
+  const std::size_t old_end = olds.size() - same.tail;
+  for (std::size_t i = same.head; i < news.size() - same.tail; ++i) {
+    const TreeEntry& e = news[i];
     const TreeEntry* o = nullptr;
     if (here.has_old) {
-      while (j < olds.size() && tree_order(olds[j], e) < 0) ++j;
-      if (j < olds.size() && tree_order(olds[j], e) == 0) o = &olds[j];
+      while (j < old_end && tree_order(olds[j], e) < 0) ++j;
+      if (j < old_end && tree_order(olds[j], e) == 0) o = &olds[j];
     }
     const bool same_id = o != nullptr && git_oid_equal(&o->id, &e.id) != 0;
     if (e.mode == GIT_FILEMODE_TREE) {
@@ -103,7 +182,7 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
       s.path.append(e.name);
       DiffScratch::Level& next = s.level(depth + 1);  // a deque: `here` stays put
       try {
-        load_tree(reader, e.id, next.tree, [&] { return commit + ": cannot read tree " + s.path; });
+        next.tree = hold_tree(reader, s.trees, e.id, [&] { return commit + ": cannot read tree " + s.path; });
       } catch (const GitError& err) {  // what is under it is lost: said, and the rest goes on
         errors.emplace_back(err.what());
         continue;
@@ -111,7 +190,7 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
       next.has_old = o != nullptr && o->mode == GIT_FILEMODE_TREE;
       if (next.has_old) {
         try {
-          load_tree(reader, o->id, next.old, [&] { return commit + ": cannot read a parent's tree " + s.path; });
+          next.old = hold_tree(reader, s.trees, o->id, [&] { return commit + ": cannot read a parent's tree " + s.path; });
         } catch (const GitError& err) {  // then every file under it counts as new: more scanned, nothing lost
           errors.emplace_back(err.what());
           next.has_old = false;
@@ -131,13 +210,34 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
 
 }  // namespace
 
+std::shared_ptr<const ParsedTree> TreeCache::find(const git_oid& id) {
+  const auto it = index_.find(id);
+  if (it == index_.end()) return nullptr;
+  order_.splice(order_.begin(), order_, it->second);  // now the most recent
+  return *it->second;
+}
+
+std::shared_ptr<const ParsedTree> TreeCache::put(std::shared_ptr<const ParsedTree> t) {
+  const std::size_t w = weight(*t);
+  if (w > budget_ / 4 || index_.count(t->id) != 0) return t;
+  while (used_ + w > budget_ && !order_.empty()) {
+    used_ -= weight(*order_.back());
+    index_.erase(order_.back()->id);
+    order_.pop_back();  // a level still holding it keeps it alive
+  }
+  order_.push_front(t);
+  index_.emplace(t->id, order_.begin());
+  used_ += w;
+  return t;
+}
+
 void introduced_blobs(ObjectReader& reader, DiffScratch& s, const History& history, std::uint32_t index,
                       std::vector<BlobEntry>& out, std::vector<std::string>& errors) {
   const std::string what = "commit " + hex(history.commits[index]);
   const std::span<const git_oid> parents = history.parents_of(index);
   DiffScratch::Level& root = s.level(0);
   try {
-    load_tree(reader, history.trees[index], root.tree, [&] { return what + ": cannot read its tree"; });
+    root.tree = hold_tree(reader, s.trees, history.trees[index], [&] { return what + ": cannot read its tree"; });
   } catch (const GitError& err) {
     errors.emplace_back(err.what());
     return;
@@ -150,8 +250,8 @@ void introduced_blobs(ObjectReader& reader, DiffScratch& s, const History& histo
     root.has_old = p < parents.size();
     if (root.has_old) {
       try {
-        load_tree(reader, parents[p], root.old,
-                  [&] { return what + ": cannot read parent " + std::to_string(p + 1) + "'s tree"; });
+        root.old = hold_tree(reader, s.trees, parents[p],
+                             [&] { return what + ": cannot read parent " + std::to_string(p + 1) + "'s tree"; });
       } catch (const GitError& err) {  // diffed against the other parents, or taken whole
         errors.emplace_back(err.what());
         continue;

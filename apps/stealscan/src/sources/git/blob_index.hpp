@@ -5,8 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
+#include <list>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sources/git/git_handle.hpp"
@@ -22,20 +26,60 @@ struct BlobEntry {
   std::string path;      // the blob's path in that commit's tree
 };
 
-// A worker's buffers for introduced_blobs(), kept from commit to commit so
-// that the diffs allocate next to nothing: the two trees compared at each
-// depth (copied out of the reader, whose bytes last until its next read), the
-// path being built, the parents.
+// A tree read and parsed once: its bytes and its entries (pointing into them),
+// in the tree's order (git's: by name, a tree's as if it ended in '/').
+// Immutable once made; shared between the cache and the diff levels holding it.
+struct ParsedTree {
+  git_oid id;
+  std::string bytes;
+  std::vector<TreeEntry> entries;
+};
+
+// A worker's most recently used parsed trees, by id, within a byte budget
+// (least recently used out first). Diffs in history order keep meeting the
+// trees they just met: a commit's old tree is mostly a tree an earlier commit
+// loaded as new, a few commits before (branches interleave in the order), and
+// the big directories (the root, t/ of git.git: 1,500 entries) would be read,
+// copied and parsed again at every commit that touches them. One worker's:
+// no sharing, no lock.
+class TreeCache {
+ public:
+  explicit TreeCache(std::size_t budget_bytes) : budget_(budget_bytes) {}
+  [[nodiscard]] std::shared_ptr<const ParsedTree> find(const git_oid& id);
+  // Keeps `t` (unless it alone is over a quarter of the budget) and returns it.
+  std::shared_ptr<const ParsedTree> put(std::shared_ptr<const ParsedTree> t);
+
+ private:
+  struct Hash {
+    std::size_t operator()(const git_oid& id) const noexcept {
+      std::size_t h = 0;
+      std::memcpy(&h, id.id, sizeof h);
+      return h;
+    }
+  };
+  struct Eq {
+    bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b) != 0; }
+  };
+  static std::size_t weight(const ParsedTree& t) noexcept {
+    return t.bytes.capacity() + t.entries.capacity() * sizeof(TreeEntry) + 256;  // + the nodes and the block
+  }
+  std::size_t budget_;
+  std::size_t used_ = 0;
+  std::list<std::shared_ptr<const ParsedTree>> order_;  // most recent first
+  std::unordered_map<git_oid, std::list<std::shared_ptr<const ParsedTree>>::iterator, Hash, Eq> index_;
+};
+
+// A worker's state for introduced_blobs(), kept from commit to commit: its
+// tree cache, the two trees compared at each depth, the path being built.
 class DiffScratch {
  public:
-  // One tree's bytes and entries.
-  struct Tree {
-    std::string bytes;
-    std::vector<TreeEntry> entries;  // into `bytes`, in the tree's order (git's: by name, a tree's as if with '/')
-  };
+  // 16 MiB of parsed trees per worker.
+  static constexpr std::size_t kTreeCacheBytes = std::size_t{16} << 20;
+  DiffScratch() : trees(kTreeCacheBytes) {}
+
   struct Level {
-    Tree tree;
-    Tree old;
+    std::shared_ptr<const ParsedTree> tree;
+    std::shared_ptr<const ParsedTree> old;
     bool has_old = false;
   };
   // The trees at recursion depth `d` (a deque: deeper ones do not move them).
@@ -43,6 +87,7 @@ class DiffScratch {
     while (levels_.size() <= d) levels_.emplace_back();
     return levels_[d];
   }
+  TreeCache trees;
   std::string path;
 
  private:
