@@ -205,6 +205,7 @@ phase_package() {
 
 # --- driver -------------------------------------------------------------------------
 stealpool_install_deps
+stealpool_fetch_sarif_schema "$ROOT"
 echo "toolchain: $(g++ --version | sed -n 1p) | $(clang++ --version | sed -n 1p) |" \
      "$(cmake --version | sed -n 1p) | ninja $(ninja --version) | $JOBS jobs"
 

@@ -49,3 +49,39 @@ stealpool_install_deps() {
   apt-get install -y -q --no-install-recommends "${missing[@]}"
   echo "set-up: done in $((SECONDS - start)) s"
 }
+
+# stealpool_fetch_sarif_schema: the SARIF 2.1.0 JSON schema that the test
+# stealscan_sarif_matches_the_2_1_0_schema validates stealscan's reports
+# against, and Python's jsonschema to do it. The schema is OASIS's, as
+# Microsoft's npm package @microsoft/jest-sarif ships it (pinned; no Debian
+# package ships it); fetched once into build/sarif-schema/ with `npm pack`.
+# Exports STEALSCAN_SARIF_SCHEMA and STEALSCAN_REQUIRE_SARIF_SCHEMA=1 (the
+# test then fails, not skips, if the schema could not be had). With
+# STEALPOOL_SKIP_DEPS=1: uses the schema if it is already there, requires nothing.
+stealpool_fetch_sarif_schema() {
+  local root="$1" dir="$1/build/sarif-schema"
+  local file="$dir/sarif-2.1.0-rtm.5.json"
+  if [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]]; then
+    [[ -r "$file" ]] && export STEALSCAN_SARIF_SCHEMA="$file"
+    return 0
+  fi
+  export STEALSCAN_REQUIRE_SARIF_SCHEMA=1 STEALSCAN_SARIF_SCHEMA="$file"
+  local need=()
+  python3 -c 'import jsonschema' 2>/dev/null || need+=(python3-jsonschema)
+  [[ -r "$file" ]] || command -v npm >/dev/null || need+=(npm)
+  if ((${#need[@]})) && [[ $(id -u) -eq 0 ]]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null ||
+      { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null; } ||
+      echo "stealpool: could not install ${need[*]}: the SARIF schema test will fail" >&2
+  fi
+  [[ -r "$file" ]] && return 0
+  mkdir -p "$dir"
+  local tgz
+  if tgz=$(cd "$dir" && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 2>/dev/null) &&
+     tar -xzf "$dir/$tgz" -C "$dir" --strip-components=3 package/lib/schemas/sarif-2.1.0-rtm.5.json; then
+    rm -f "$dir/$tgz"
+    echo "set-up: SARIF 2.1.0 schema in $file"
+  else
+    echo "stealpool: could not fetch the SARIF 2.1.0 schema (npm pack @microsoft/jest-sarif): the SARIF schema test will fail" >&2
+  fi
+}
