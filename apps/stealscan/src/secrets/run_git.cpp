@@ -33,7 +33,8 @@ std::string summary(const git::History& h, const GitCounts& c, std::size_t findi
     trouble += "; history cut at " + plural(h.shallow_cut.size(), "shallow boundary commit", "shallow boundary commits");
   return plural(findings, "finding", "findings") + more + trouble + " in " + plural(c.matched, "blob", "blobs") + " (" +
          plural(h.commits.size(), "commit", "commits") + ", " + plural(c.unique_blobs, "unique blob", "unique blobs") +
-         ": " + std::to_string(c.scanned) + " scanned, " + std::to_string(c.binary) + " binary and " +
+         ": " + std::to_string(c.scanned) + " scanned (" + std::to_string(c.bytes) + " bytes read), " +
+         std::to_string(c.binary) + " binary and " +
          std::to_string(c.too_large) + " too large skipped; " + plural(c.diff_tasks, "diff task", "diff tasks") +
          ", " + plural(c.scan_tasks, "scan task", "scan tasks") + ", " + plural(c.yields, "yield", "yields") + ", " +
          plural(c.splits, "split", "splits") + ")";
