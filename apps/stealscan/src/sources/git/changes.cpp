@@ -56,7 +56,8 @@ void for_each_change(git_repository* repo, ChangeSet which, std::uint64_t max_si
     check(git_revparse_single(&obj, repo, "HEAD^{tree}"), "cannot read HEAD's tree");
     head.reset(reinterpret_cast<git_tree*>(obj));
   }
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  git_diff_options opts;  // initialised by the library, not by its macro (which clang finds short of fields)
+  check(git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION), "cannot set up a diff");
   opts.context_lines = 0;
   git_diff* raw = nullptr;
   if (which == ChangeSet::staged) {
@@ -70,7 +71,8 @@ void for_each_change(git_repository* repo, ChangeSet which, std::uint64_t max_si
     check(git_diff_tree_to_workdir_with_index(&raw, repo, head.get(), &opts), "cannot diff the work tree against HEAD");
   }
   const Diff diff(raw);
-  git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
+  git_diff_find_options find;
+  check(git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION), "cannot set up rename finding");
   find.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_FOR_UNTRACKED;
   check(git_diff_find_similar(raw, &find), "cannot find renames");
   Collected c;
