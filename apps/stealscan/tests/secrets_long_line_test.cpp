@@ -18,14 +18,25 @@ namespace {
 
 RuleSet rules_from(const std::string& toml) { return resolve_config(parse_config(toml, "test.toml"), RuleSet{}); }
 
+// The findings of the rules in `toml` over `text`. A finding points at its
+// rule, which lives in the Detector: the Detector lives as long as they do.
+struct Scan {
+  Detector detector;
+  std::vector<Finding> findings;
+  Scan(const std::string& toml, const std::string& text) : detector(rules_from(toml), options()) {
+    Detector::Scratch s(detector);
+    detector.scan("f.txt", text, s, findings);
+  }
+  static DetectorOptions options() {
+    DetectorOptions o;
+    o.decode_depth = 0;
+    return o;
+  }
+};
+
 std::vector<Finding> scan(const std::string& toml, const std::string& text) {
-  DetectorOptions o;
-  o.decode_depth = 0;
-  const Detector d(rules_from(toml), o);
-  Detector::Scratch s(d);
-  std::vector<Finding> out;
-  d.scan("f.txt", text, s, out);
-  return out;
+  // Copies whose rule pointers are not used after the Detector goes (places()).
+  return Scan(toml, text).findings;
 }
 
 const std::string kRule = R"(
@@ -88,7 +99,8 @@ keywords = ["begin"]
   const std::string spans = "BEGIN x\ny END gitleaks:allow\n"  // allowed on its last line
                             "BEGIN stealscan:allow\nz END\n"      // on its first
                             "BEGIN a\nb END\n";                   // reported
-  const std::vector<Finding> got = scan(block, spans);
+  const Scan run(block, spans);
+  const std::vector<Finding>& got = run.findings;
   ASSERT_EQ(got.size(), 1U);
   EXPECT_EQ(got[0].rule->id, "block");
   EXPECT_EQ(got[0].start_line, 5U);
