@@ -1,6 +1,7 @@
 // The matching engines (make_matcher()) against references that look at one line
 // at a time: a naive substring search for literals (with -i, -w, -x written out by
-// hand, support/naive_grep.hpp, which fuzz_match_engines shares), and RE2 on the line alone for regexes. Covers the pair filter, Vectorscan
+// hand, support/naive_grep.hpp, which fuzz_match_engines shares), and RE2 on the line alone for regexes
+// (the pattern as written, -w and -x by their definitions, not the engines' wrappers). Covers the pair filter, Vectorscan
 // with and without per-line confirmation, patterns Vectorscan rejects (RE2 alone),
 // 1,000 and 10,000 literals, and the pattern-text passes of regex_syntax.hpp.
 #include <gtest/gtest.h>
@@ -96,6 +97,33 @@ TEST(Engines, a_thousand_and_ten_thousand_literals_find_the_lines_a_naive_search
   }
 }
 
+// The regex reference: RE2 on the pattern as written (not the engines'
+// rewrites), -i as RE2's own option, and -x and -w by their definitions
+// rather than the engines' wrappers: -x, a match of the whole line; -w, a
+// match [i, j) with no word byte ([0-9A-Za-z_]) just before i or at j, tried
+// at every start and end (RE2 with the whole line as context, so ^, $ and \b
+// inside the pattern see the line around the piece).
+RE2::Options reference_options(const MatchFlags& f) {
+  RE2::Options o;
+  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_case_sensitive(!f.ignore_case);
+  o.set_log_errors(false);
+  return o;
+}
+
+bool reference_line_matches(const RE2& re, const std::string& line, const MatchFlags& f) {
+  const re2::StringPiece text(line);
+  if (f.line) return re.Match(text, 0, line.size(), RE2::ANCHOR_BOTH, nullptr, 0);
+  if (!f.word) return re.Match(text, 0, line.size(), RE2::UNANCHORED, nullptr, 0);
+  const auto word = [&](std::size_t k) { return test::is_word(line[k]); };
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    if (i > 0 && word(i - 1)) continue;
+    for (std::size_t j = i; j <= line.size(); ++j)
+      if ((j == line.size() || !word(j)) && re.Match(text, i, j, RE2::ANCHOR_BOTH, nullptr, 0)) return true;
+  }
+  return false;
+}
+
 // Regex shapes: plain, anchored, classes that hold '\n' (confirmed per line),
 // empty matches, flags, a Unicode class and an ungreedy flag (RE2 alone).
 const std::vector<std::string> kShapes{
@@ -115,10 +143,9 @@ TEST(Engines, regex_sets_find_the_lines_re2_finds_on_each_line_alone) {
     if (round % 3 == 0) block += std::string(1 + rng() % 3, '\n');  // trailing empty lines
     const auto m = make_matcher(pats, PatternSyntax::regex, f);
     std::vector<std::unique_ptr<RE2>> each;
-    for (const auto& p : pats)
-      each.push_back(std::make_unique<RE2>(with_match_flags(p, f), RegexMatcher::options(f)));
+    for (const auto& p : pats) each.push_back(std::make_unique<RE2>(p, reference_options(f)));
     const auto want = lines_where(block, [&](const std::string& l) {
-      return std::any_of(each.begin(), each.end(), [&](const auto& re) { return RE2::PartialMatch(l, *re); });
+      return std::any_of(each.begin(), each.end(), [&](const auto& re) { return reference_line_matches(*re, l, f); });
     });
     std::string all;
     for (const auto& p : pats) all += p + "  ";
