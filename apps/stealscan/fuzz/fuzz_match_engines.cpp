@@ -13,7 +13,9 @@
 // literals, else Vectorscan), Vectorscan forced, and RE2 alone (--engine
 // re2). For literals, also the lines a naive substring search finds with
 // -i, -w, -x written out (ASCII case, [0-9A-Za-z_] words: grep in the C locale;
-// tests/support/naive_grep.hpp, which the engine tests use too).
+// tests/support/naive_grep.hpp, which the engine tests use too); for ASCII
+// regexes on short lines, the lines RE2 finds with the pattern as written and
+// -w, -x applied by their definitions (not the engines' rewrites and wrappers).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +35,8 @@ using stealscan::test::engine_columns;
 using stealscan::test::engine_lines;
 using stealscan::test::naive_literal_columns;
 using stealscan::test::naive_literal_lines;
+using stealscan::test::reference_regex_lines;
+using stealscan::test::reference_regex_options;
 
 namespace {
 
@@ -74,6 +78,23 @@ const Engines* engines_for(std::uint8_t mode, const std::vector<std::string>& pa
   return cache.emplace(std::move(key), std::move(e)).first->second.get();
 }
 
+// Whether the regex reference (RE2 on the patterns as written) speaks for
+// this input: ASCII patterns (the engines write a byte >= 0x80 as a repeat,
+// working round an RE2 20220601 bug with Latin-1 alternations that the
+// reference would hit) without a NUL, and lines short enough for the -w
+// reference's every start and end.
+bool reference_applies(const std::vector<std::string>& pats, std::string_view block) {
+  for (const std::string& p : pats)
+    for (const char c : p)
+      if (c == '\0' || static_cast<unsigned char>(c) >= 0x80) return false;
+  for (std::size_t at = 0;;) {
+    const std::size_t nl = std::min(block.find('\n', at), block.size());
+    if (nl - at > 64) return false;
+    if (nl == block.size()) return true;
+    at = nl + 1;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -103,6 +124,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(engine_lines(automatic, block) == want);
   FUZZ_CHECK(engine_lines(vectorscan, block) == want);
   if (syntax == PatternSyntax::literal) FUZZ_CHECK(naive_literal_lines(pats, block, flags) == want);
+  if (syntax == PatternSyntax::regex && reference_applies(pats, block)) {
+    std::vector<std::unique_ptr<RE2>> res;
+    for (const std::string& p : pats) res.push_back(std::make_unique<RE2>(p, reference_regex_options(flags)));
+    if (std::all_of(res.begin(), res.end(), [](const auto& re) { return re->ok(); }))
+      FUZZ_CHECK(reference_regex_lines(res, block, flags) == want);
+  }
 
   // Columns (--json, all_in_line()): the same on every engine, at least one on
   // each matching line, and for non-empty literals every occurrence.

@@ -23,29 +23,6 @@
 namespace stealscan {
 namespace {
 
-std::vector<std::string> split_lines(const std::string& block) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t nl = block.find('\n', start);
-    lines.push_back(block.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-    if (nl == std::string::npos) return lines;
-    start = nl + 1;
-  }
-}
-
-// Offsets of the line starts of `block` whose line satisfies `pred`.
-template <class Pred>
-std::vector<std::size_t> lines_where(const std::string& block, Pred pred) {
-  std::vector<std::size_t> out;
-  std::size_t at = 0;
-  for (const std::string& line : split_lines(block)) {
-    if (pred(line)) out.push_back(at);
-    at += line.size() + 1;
-  }
-  return out;
-}
-
 using test::engine_lines;
 using test::naive_literal_lines;
 
@@ -97,33 +74,6 @@ TEST(Engines, a_thousand_and_ten_thousand_literals_find_the_lines_a_naive_search
   }
 }
 
-// The regex reference: RE2 on the pattern as written (not the engines'
-// rewrites), -i as RE2's own option, and -x and -w by their definitions
-// rather than the engines' wrappers: -x, a match of the whole line; -w, a
-// match [i, j) with no word byte ([0-9A-Za-z_]) just before i or at j, tried
-// at every start and end (RE2 with the whole line as context, so ^, $ and \b
-// inside the pattern see the line around the piece).
-RE2::Options reference_options(const MatchFlags& f) {
-  RE2::Options o;
-  o.set_encoding(RE2::Options::EncodingLatin1);
-  o.set_case_sensitive(!f.ignore_case);
-  o.set_log_errors(false);
-  return o;
-}
-
-bool reference_line_matches(const RE2& re, const std::string& line, const MatchFlags& f) {
-  const re2::StringPiece text(line);
-  if (f.line) return re.Match(text, 0, line.size(), RE2::ANCHOR_BOTH, nullptr, 0);
-  if (!f.word) return re.Match(text, 0, line.size(), RE2::UNANCHORED, nullptr, 0);
-  const auto word = [&](std::size_t k) { return test::is_word(line[k]); };
-  for (std::size_t i = 0; i <= line.size(); ++i) {
-    if (i > 0 && word(i - 1)) continue;
-    for (std::size_t j = i; j <= line.size(); ++j)
-      if ((j == line.size() || !word(j)) && re.Match(text, i, j, RE2::ANCHOR_BOTH, nullptr, 0)) return true;
-  }
-  return false;
-}
-
 // Regex shapes: plain, anchored, classes that hold '\n' (confirmed per line),
 // empty matches, flags, a Unicode class and an ungreedy flag (RE2 alone).
 const std::vector<std::string> kShapes{
@@ -143,10 +93,8 @@ TEST(Engines, regex_sets_find_the_lines_re2_finds_on_each_line_alone) {
     if (round % 3 == 0) block += std::string(1 + rng() % 3, '\n');  // trailing empty lines
     const auto m = make_matcher(pats, PatternSyntax::regex, f);
     std::vector<std::unique_ptr<RE2>> each;
-    for (const auto& p : pats) each.push_back(std::make_unique<RE2>(p, reference_options(f)));
-    const auto want = lines_where(block, [&](const std::string& l) {
-      return std::any_of(each.begin(), each.end(), [&](const auto& re) { return reference_line_matches(*re, l, f); });
-    });
+    for (const auto& p : pats) each.push_back(std::make_unique<RE2>(p, test::reference_regex_options(f)));
+    const auto want = test::reference_regex_lines(each, block, f);
     std::string all;
     for (const auto& p : pats) all += p + "  ";
     ASSERT_EQ(engine_lines(*m, block), want)

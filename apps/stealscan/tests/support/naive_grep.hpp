@@ -1,8 +1,10 @@
 // naive_grep.hpp: what the engine tests and fuzz_match_engines hold the
 // matching engines (match/matcher.hpp) to: the lines a Matcher reports, and
 // the lines grep -F finds in the C locale, written out one line at a time
-// (-i: ASCII case only; -w: words of [0-9A-Za-z_]; -x: the whole line). The
-// helpers are its own, not the engines' (a reference must not share their bugs).
+// (-i: ASCII case only; -w: words of [0-9A-Za-z_]; -x: the whole line); and
+// for regexes, RE2 on the pattern as written with -w and -x applied by their
+// definitions. The helpers are its own, not the engines' (a reference must
+// not share their bugs).
 #pragma once
 
 #include <algorithm>
@@ -11,7 +13,10 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <memory>
 #include <vector>
+
+#include <re2/re2.h>
 
 #include "match/matcher.hpp"
 #include "match/regex_syntax.hpp"  // MatchFlags
@@ -115,6 +120,47 @@ inline std::vector<std::size_t> naive_literal_lines(const std::vector<std::strin
   for (std::size_t at = 0;;) {
     const std::size_t nl = std::min(block.find('\n', at), block.size());
     if (naive_literal_line_matches(pats, block.substr(at, nl - at), f)) out.push_back(at);
+    if (nl == block.size()) return out;
+    at = nl + 1;
+  }
+}
+
+// The regex reference: RE2 on the pattern as written (none of the engines'
+// rewrites or wrappers), -i as RE2's own option, and -x and -w by their
+// definitions: -x, a match of the whole line; -w, a match [i, j) with no word
+// byte just before i or at j, tried at every start and end (RE2 with the
+// whole line as context, so ^, $ and \b inside the pattern see the line
+// around the piece). Quadratic in a line's length under -w: for short lines.
+inline RE2::Options reference_regex_options(const MatchFlags& f) {
+  RE2::Options o;
+  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_case_sensitive(!f.ignore_case);
+  o.set_log_errors(false);
+  return o;
+}
+
+inline bool reference_regex_line_matches(const RE2& re, std::string_view line, const MatchFlags& f) {
+  const re2::StringPiece text(line.data(), line.size());
+  if (f.line) return re.Match(text, 0, line.size(), RE2::ANCHOR_BOTH, nullptr, 0);
+  if (!f.word) return re.Match(text, 0, line.size(), RE2::UNANCHORED, nullptr, 0);
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    if (i > 0 && is_word(line[i - 1])) continue;
+    for (std::size_t j = i; j <= line.size(); ++j)
+      if ((j == line.size() || !is_word(line[j])) && re.Match(text, i, j, RE2::ANCHOR_BOTH, nullptr, 0)) return true;
+  }
+  return false;
+}
+
+// The line starts of `block` where any of `res` matches (lines as
+// naive_literal_lines() splits them).
+inline std::vector<std::size_t> reference_regex_lines(const std::vector<std::unique_ptr<RE2>>& res,
+                                                      std::string_view block, const MatchFlags& f) {
+  std::vector<std::size_t> out;
+  for (std::size_t at = 0;;) {
+    const std::size_t nl = std::min(block.find('\n', at), block.size());
+    const std::string_view line = block.substr(at, nl - at);
+    if (std::any_of(res.begin(), res.end(), [&](const auto& re) { return reference_regex_line_matches(*re, line, f); }))
+      out.push_back(at);
     if (nl == block.size()) return out;
     at = nl + 1;
   }
