@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <deque>
 #include <list>
 #include <memory>
@@ -50,23 +49,13 @@ class TreeCache {
   std::shared_ptr<const ParsedTree> put(std::shared_ptr<const ParsedTree> t);
 
  private:
-  struct Hash {
-    std::size_t operator()(const git_oid& id) const noexcept {
-      std::size_t h = 0;
-      std::memcpy(&h, id.id, sizeof h);
-      return h;
-    }
-  };
-  struct Eq {
-    bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b) != 0; }
-  };
   static std::size_t weight(const ParsedTree& t) noexcept {
     return t.bytes.capacity() + t.entries.capacity() * sizeof(TreeEntry) + 256;  // + the nodes and the block
   }
   std::size_t budget_;
   std::size_t used_ = 0;
   std::list<std::shared_ptr<const ParsedTree>> order_;  // most recent first
-  std::unordered_map<git_oid, std::list<std::shared_ptr<const ParsedTree>>::iterator, Hash, Eq> index_;
+  std::unordered_map<git_oid, std::list<std::shared_ptr<const ParsedTree>>::iterator, OidHash, OidEq> index_;
 };
 
 // A worker's state for introduced_blobs(), kept from commit to commit: its

@@ -8,6 +8,7 @@
 
 #include <git2.h>
 
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -72,5 +73,17 @@ inline std::string hex(const git_oid& id) { return std::string(HexId(id).view())
 
 // A strict weak order on ids (for sorting and binary search).
 inline bool oid_less(const git_oid& a, const git_oid& b) noexcept { return git_oid_cmp(&a, &b) < 0; }
+
+// Hashing and equality of ids, for unordered containers and std::unique.
+struct OidHash {
+  std::size_t operator()(const git_oid& id) const noexcept {
+    std::size_t h = 0;
+    std::memcpy(&h, id.id, sizeof h);  // ids are uniformly spread already
+    return h;
+  }
+};
+struct OidEq {
+  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b) != 0; }
+};
 
 }  // namespace stealscan::git

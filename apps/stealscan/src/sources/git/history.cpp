@@ -5,7 +5,6 @@
 #include "sources/git/history.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -16,17 +15,6 @@
 
 namespace stealscan::git {
 namespace {
-
-struct OidHash {
-  std::size_t operator()(const git_oid& id) const noexcept {
-    std::size_t h = 0;
-    std::memcpy(&h, id.id, sizeof h);  // ids are uniformly spread already
-    return h;
-  }
-};
-struct OidEq {
-  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b) != 0; }
-};
 
 // The commit graph as far as the walk has read it: a node per commit met
 // (read or not), its parents as node numbers. One thread's.
