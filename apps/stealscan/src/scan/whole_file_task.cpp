@@ -55,7 +55,7 @@ bool hand_over_bytes(std::string_view shown, std::string_view bytes, bool binary
   if (const Utf16 order = detect_utf16(bytes); order != Utf16::none) {
     utf16_to_utf8(bytes, order, decoded);  // NULs and all: UTF-16 is text
     bytes = decoded;
-  } else if (!binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
+  } else if (!binary_as_text && looks_binary(bytes)) {
     Tally::add(tally.binary, 1);
     return false;
   }

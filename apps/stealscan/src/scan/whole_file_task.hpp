@@ -55,6 +55,10 @@ using WholeFileCtx = stealpool::WorkerCtx<ScanTask, WholeFileScratch>;
 
 // The binary check looks at this many bytes from the start (as the search's first chunk).
 inline constexpr std::size_t kBinaryProbe = 256 * 1024;
+// Whether `bytes` read as binary: a NUL in the first kBinaryProbe bytes.
+inline bool looks_binary(std::string_view bytes) {
+  return bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos;
+}
 
 // The last step for the bytes of a file or of an archive member, shown as
 // `shown`: UTF-16 text is turned into UTF-8 (into `decoded`), a binary file

@@ -30,16 +30,14 @@ struct GitTask {
 };
 
 // What the progress line shows while the scan runs. Written by its worker
-// alone, as a relaxed load and store (one writer: no read-modify-write);
+// alone, as a relaxed load and store (Tally::add: one writer, no
+// read-modify-write);
 // read relaxed by the progress thread, where a figure may lag. The exact
 // counts are GitWorkerOut::counts, read after join().
 struct alignas(64) GitLive {
   std::atomic<std::uint64_t> commits{0};  // diffed
   std::atomic<std::uint64_t> blobs{0};    // read (scanned, binary or too large)
   std::atomic<std::uint64_t> bytes{0};    // of blob content
-  static void add(std::atomic<std::uint64_t>& field, std::uint64_t n) noexcept {
-    field.store(field.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  }
 };
 
 // One worker's results: written only by that worker, read by the main thread
@@ -125,7 +123,7 @@ void diff_task(const Shared& sh, GitTask t, Ctx& ctx) {
     git::introduced_blobs(*w.objects, *w.diff, sh.history, static_cast<std::uint32_t>(i), w.out->introduced, errors);
     for (const std::string& e : errors) sh.diag.message(e);
     w.out->counts.errors += errors.size();
-    GitLive::add(w.out->live.commits, 1);
+    Tally::add(w.out->live.commits, 1);
   }
 }
 
@@ -158,7 +156,7 @@ std::uint64_t scan_blob(const Shared& sh, std::size_t i, GitWorker& w) {
     }
     const std::string_view bytes = blob.bytes;
     c.bytes += bytes.size();
-    if (!sh.settings.binary_as_text && bytes.substr(0, kBinaryProbe).find('\0') != std::string_view::npos) {
+    if (!sh.settings.binary_as_text && looks_binary(bytes)) {
       ++c.binary;
       return bytes.size();
     }
@@ -189,8 +187,8 @@ void scan_task(const Shared& sh, GitTask t, Ctx& ctx) {
   for (std::size_t cursor = t.begin; cursor < t.end;) {
     const std::uint64_t read = scan_blob(sh, cursor, w);
     bytes += read;
-    GitLive::add(w.out->live.blobs, 1);
-    GitLive::add(w.out->live.bytes, read);
+    Tally::add(w.out->live.blobs, 1);
+    Tally::add(w.out->live.bytes, read);
     ++cursor;
     ++blobs;
     if (cursor == t.end || !sh.settings.yield.should_yield(blobs, bytes)) continue;

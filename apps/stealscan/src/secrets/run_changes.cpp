@@ -55,7 +55,7 @@ int changes_secrets_main(const SecretsCommand& cmd, const Detector& detector, co
         ++counts.too_large;
         return;
       }
-      const bool binary = f.binary || f.bytes.substr(0, kBinaryProbe).find('\0') != std::string::npos;
+      const bool binary = f.binary || looks_binary(f.bytes);
       if (binary && !cmd.binary_as_text) {
         ++counts.binary;
         return;
