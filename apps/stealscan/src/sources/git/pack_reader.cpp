@@ -94,19 +94,21 @@ PackReader::Status PackReader::parse(PackLocation at, Entry& e, Result& r) {
   return Status::ok;
 }
 
-bool PackReader::data(const Entry& e, std::string_view& in, Result& r) {
+bool PackReader::inflate(const Entry& e, Bytes& out, Result& r) {
+  const PackFile& pf = packs_.pack(e.at.pack);
   if (raw_.size() < e.len) {  // the first read took only the start
     if (e.len > SIZE_MAX / 2) {
-      damaged(r, packs_.pack(e.at.pack), e.at.offset, "an entry larger than memory");
+      damaged(r, pf, e.at.offset, "an entry larger than memory");
       return false;
     }
-    if (!packs_.pack(e.at.pack).read(e.at.offset, static_cast<std::size_t>(e.len), raw_, r.why)) {
+    if (!pf.read(e.at.offset, static_cast<std::size_t>(e.len), raw_, r.why)) {
       r.status = Status::damaged;
       return false;
     }
   }
-  in = raw_.view().substr(e.data);
-  return true;
+  if (inflater_.inflate(raw_.view().substr(e.data), e.size, out)) return true;
+  damaged(r, pf, e.at.offset, "its zlib stream does not inflate to its " + std::to_string(e.size) + " bytes");
+  return false;
 }
 
 PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
@@ -132,17 +134,12 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
     }
     Entry e;
     if (parse(loc, e, r) != Status::ok) return r;
-    std::string_view in;
     if (is_whole(e.type)) {
       if (e.size > max_size) {
         r.status = chain_.empty() ? Status::too_large : Status::fallback;
         return r;
       }
-      if (!data(e, in, r)) return r;
-      if (!inflater_.inflate(in, e.size, base_)) {
-        damaged(r, pf, loc.offset, "its zlib stream does not inflate to its " + std::to_string(e.size) + " bytes");
-        return r;
-      }
+      if (!inflate(e, base_, r)) return r;
       type = e.type;
       const ObjectCache::Object* kept = cache_.put(loc, static_cast<git_object_t>(type), base_);
       cur = kept != nullptr ? kept->bytes.view() : base_.view();
@@ -153,11 +150,7 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
     if (chain_bytes > kMaxChainBytes) return r;
     if (deltas_.size() <= chain_.size()) deltas_.emplace_back();
     Bytes& delta = deltas_[chain_.size()];
-    if (!data(e, in, r)) return r;
-    if (!inflater_.inflate(in, e.size, delta)) {
-      damaged(r, pf, loc.offset, "its zlib stream does not inflate to its " + std::to_string(e.size) + " bytes");
-      return r;
-    }
+    if (!inflate(e, delta, r)) return r;
     const std::optional<DeltaHeader> h = read_delta_header(delta.view());
     if (!h) {
       damaged(r, pf, loc.offset, "a malformed delta");

@@ -55,9 +55,10 @@ class PackReader {
   // Reads the start of the entry at `at` into raw_ and parses its header.
   // Status ok, or damaged / fallback with the reason in `r`.
   PackReader::Status parse(PackLocation at, Entry& e, Result& r);
-  // The entry's zlib stream, the whole entry read into raw_ first if its
-  // first read did not take it all; empty with r.why set if it cannot be read.
-  bool data(const Entry& e, std::string_view& in, Result& r);
+  // The entry's data inflated into `out` (the whole entry read into raw_
+  // first if its first read did not take it all). False, with `r` damaged
+  // and saying why, if it cannot be read or does not inflate to its size.
+  bool inflate(const Entry& e, Bytes& out, Result& r);
 
   const PackSet& packs_;
   Inflater inflater_;
