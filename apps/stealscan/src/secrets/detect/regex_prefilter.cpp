@@ -106,14 +106,13 @@ RegexPrefilter::RegexPrefilter(const std::vector<std::string>& regexes, const Da
   }
   for (std::size_t i = 0; i < candidates.size() && db_ != nullptr; ++i) {
     slot_[candidates[i]] = i;
-    rules_.push_back(candidates[i]);
     spans_lines_.push_back(may_match_newline(regexes[candidates[i]]) ? 1 : 0);
   }
 }
 
 RegexPrefilter::~RegexPrefilter() { hs_free_database(db_); }
 
-RegexPrefilter::Scratch::Scratch(const RegexPrefilter& filter) : lines_(filter.rules_.size()) {
+RegexPrefilter::Scratch::Scratch(const RegexPrefilter& filter) : lines_(filter.spans_lines_.size()) {
   if (filter.db_ != nullptr && hs_alloc_scratch(filter.db_, &hs_) != HS_SUCCESS) throw std::bad_alloc();
 }
 

@@ -44,7 +44,6 @@ class RegexPrefilter {
 
   // Whether rule r's regex is in the database.
   [[nodiscard]] bool covers(std::size_t r) const { return r < slot_.size() && slot_[r] != kNone; }
-  [[nodiscard]] std::size_t size() const noexcept { return rules_.size(); }
 
   class Scratch {
    public:
@@ -74,7 +73,6 @@ class RegexPrefilter {
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::size_t> slot_;   // rule -> its pattern id in the database, or kNone
-  std::vector<std::size_t> rules_;  // pattern id -> rule
   std::vector<std::uint8_t> spans_lines_;  // pattern id -> its regex may match '\n'
   hs_database* db_ = nullptr;       // null: nothing covered
 };
