@@ -1,8 +1,15 @@
 // changes.cpp: for_each_change() (changes.hpp).
 #include "sources/git/changes.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "sources/read_all.hpp"
 
 namespace stealscan::git {
 namespace {
@@ -113,23 +120,21 @@ void for_each_change(git_repository* repo, ChangeSet which, std::uint64_t max_si
         continue;
       }
     } else {
-      std::ifstream in(std::string(workdir) + f.path, std::ios::binary);
-      in.seekg(0, std::ios::end);
-      const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
-      if (size < 0) {
-        errors.push_back(f.path + ": cannot read it");
+      // As the file scan reads a file: read_all(), stopped past max_size.
+      const int fd = ::open((std::string(workdir) + f.path).c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        errors.push_back(f.path + ": cannot read it: " + std::strerror(errno));
         continue;
       }
-      if (static_cast<std::uint64_t>(size) > max_size) {
-        f.too_large = true;
-      } else {
-        f.bytes.resize(static_cast<std::size_t>(size));
-        in.seekg(0);
-        if (!in.read(f.bytes.data(), size)) {
-          errors.push_back(f.path + ": cannot read it");
-          continue;
-        }
+      try {
+        f.too_large = !read_all(fd, f.bytes, max_size);
+        ::close(fd);
+      } catch (const std::system_error& e) {
+        ::close(fd);
+        errors.push_back(f.path + ": cannot read it: " + e.code().message());
+        continue;
       }
+      if (f.too_large) f.bytes.clear();
     }
     each(f);
   }
