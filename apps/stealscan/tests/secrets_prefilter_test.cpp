@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "secrets/detect/deferred_prefilter.hpp"
 #include "secrets/detect/detector.hpp"
 #include "secrets/detect/regex_prefilter.hpp"
 #include "secrets/rules/config_loader.hpp"
@@ -111,6 +113,105 @@ TEST(SecretsPrefilter, finds_exactly_what_re2_over_every_text_finds) {
   for (const std::string& text : {std::string(200, '.') + "tk_zz9999", std::string(200, '.') + "\ntk_zz9999\n",
                                   std::string("q"), std::string(500, '-') + "pass=\"abcd\""})
     EXPECT_EQ(scan(fast, text), scan(plain, text)) << text;
+}
+
+// Rules with keywords: once the deferred prefilter holds every rule's regex
+// (prefilter_all_after 0: from the first text), RE2 runs on the lines that
+// hold a keyword and where the prefilter may match; a rule whose regex may
+// span lines still keeps the matches that cover a keyword's line; a keyword
+// may lie outside the match ("elsewhere"). Both keyword scopes, against RE2
+// on the keywords' lines alone.
+const std::string kKeywordRules = R"toml(
+[[rules]]
+id = "tok"
+regex = '''tk_[a-z0-9]{6}'''
+keywords = ["tk_"]
+[[rules]]
+id = "assign"
+regex = '''(?i)(?:pass|secret)\s*[:=]\s*"([^"]{4,})"'''
+keywords = ["pass", "secret"]
+[[rules]]
+id = "block"
+regex = '''BEGIN[\s\S]{0,40}?END'''
+keywords = ["end"]
+[[rules]]
+id = "line-end"
+regex = '''([0-9]{3})x$'''
+keywords = ["x"]
+[[rules]]
+id = "elsewhere"
+regex = '''tk_([a-z]{3})'''
+keywords = ["key="]
+[[rules]]
+id = "no-keywords"
+regex = '''key=([A-Z]{4})'''
+)toml";
+
+TEST(SecretsPrefilter, rules_with_keywords_find_the_same_through_the_prefilter_of_every_rule) {
+  for (const KeywordScope scope : {KeywordScope::line, KeywordScope::file}) {
+    DetectorOptions all;
+    all.decode_depth = 1;
+    all.keyword_scope = scope;
+    all.prefilter_all_after = 0;
+    DetectorOptions none = all;
+    none.regex_prefilter = false;
+    const Detector fast(rules_from(kKeywordRules), all);
+    const Detector plain(rules_from(kKeywordRules), none);
+    std::mt19937 rng(38);
+    std::size_t findings = 0;
+    for (int i = 0; i < 400; ++i) {
+      const std::string text = random_text(rng, 1 + rng() % 12);
+      const std::vector<std::string> want = scan(plain, text);
+      ASSERT_EQ(scan(fast, text), want) << "scope " << static_cast<int>(scope) << ", text " << i << ":\n" << text;
+      findings += want.size();
+    }
+    EXPECT_GT(findings, 500U);
+  }
+}
+
+TEST(SecretsPrefilter, the_prefilter_of_every_rule_is_built_once_by_the_text_that_crosses_the_threshold) {
+  const DeferredPrefilter d({"tk_[a-z0-9]{6}", "key=[A-Z]{4}"}, DatabaseCache{}, 1000);
+  // Texts count as their bytes plus one: 10 texts of 99 bytes count [0, 1000),
+  // the 11th holds 1000.
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(d.offer(99), nullptr) << "text " << i;
+  const RegexPrefilter* built = d.offer(99);
+  ASSERT_NE(built, nullptr);
+  EXPECT_TRUE(built->covers(0) && built->covers(1));
+  EXPECT_EQ(d.offer(0), built);
+  const DeferredPrefilter first({"tk_"}, DatabaseCache{}, 0);
+  EXPECT_NE(first.offer(0), nullptr);  // a threshold of 0: built by the first text, empty or not
+}
+
+TEST(SecretsPrefilter, workers_racing_past_the_threshold_build_one_prefilter_and_all_see_it) {
+  // 8 threads offer texts at once around the threshold: exactly one call
+  // builds (the others get null until it is published, then the same one).
+  // Under ThreadSanitizer (label concurrency) this also checks that what the
+  // builder wrote is published to the readers.
+  for (int round = 0; round < 20; ++round) {
+    const DeferredPrefilter d({"tk_[a-z0-9]{6}"}, DatabaseCache{}, 200);
+    std::vector<std::vector<const RegexPrefilter*>> seen(8);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < seen.size(); ++t)
+      threads.emplace_back([&d, &mine = seen[t]] {
+        for (int k = 0; k < 50; ++k) mine.push_back(d.offer(3));
+      });
+    for (std::thread& t : threads) t.join();
+    const RegexPrefilter* last = d.offer(0);
+    ASSERT_NE(last, nullptr);
+    RegexPrefilter::Scratch scratch(*last);  // the built prefilter is whole: it scans
+    ASSERT_TRUE(last->scan("x tk_abc123\n", scratch));
+    EXPECT_EQ(last->lines_for(0, scratch).size(), 1U);
+    for (const auto& mine : seen) {
+      bool after = false;
+      for (const RegexPrefilter* p : mine) {
+        EXPECT_TRUE(p == nullptr || p == last);
+        if (after) {
+          EXPECT_EQ(p, last) << "a worker that saw it lost it again";
+        }
+        after = after || p != nullptr;
+      }
+    }
+  }
 }
 
 TEST(SecretsPrefilter, takes_the_rules_without_keywords_whose_regex_vectorscan_reads_as_re2_does) {

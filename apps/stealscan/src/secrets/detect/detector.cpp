@@ -19,14 +19,32 @@ std::vector<std::vector<std::string>> keywords_of(const RuleSet& rules) {
   return out;
 }
 
-// The regexes the prefilter is offered: those of the rules without keywords
-// (a rule with keywords is already run only where they are).
-std::vector<std::string> prefilter_regexes(const RuleSet& rules, bool on) {
+// The regexes a prefilter is offered: those of the rules without keywords
+// (`all` false: the rules with keywords are already run only where those
+// are), or every rule's.
+std::vector<std::string> prefilter_regexes(const RuleSet& rules, bool on, bool all) {
   std::vector<std::string> out(rules.rules.size());
   if (!on) return out;
   for (std::size_t r = 0; r < rules.rules.size(); ++r)
-    if (rules.rules[r].keywords.empty()) out[r] = rules.rules[r].regex;
+    if (all || rules.rules[r].keywords.empty()) out[r] = rules.rules[r].regex;
   return out;
+}
+
+// The lines in both `a` and `b` (each sorted, disjoint runs of whole lines),
+// into `out`: runs of whole lines again, since the larger of two lines'
+// starts is a line's start and the smaller of two lines' ends a line's end.
+void intersect(const std::vector<LineSpan>& a, const std::vector<LineSpan>& b, std::vector<LineSpan>& out) {
+  out.clear();
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const std::size_t begin = std::max(a[i].begin, b[j].begin);
+    const std::size_t end = std::min(a[i].end, b[j].end);
+    if (begin <= end) out.push_back(LineSpan{begin, end});
+    if (a[i].end < b[j].end) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
 }
 
 }  // namespace
@@ -70,7 +88,9 @@ struct Detector::Compiled {
 Detector::Detector(RuleSet rules, DetectorOptions options)
     : rules_(std::move(rules)),
       keywords_(keywords_of(rules_), options.cache),
-      prefilter_(prefilter_regexes(rules_, options.regex_prefilter), options.cache),
+      prefilter_(prefilter_regexes(rules_, options.regex_prefilter, false), options.cache),
+      all_(prefilter_regexes(rules_, options.regex_prefilter, true), options.cache, options.prefilter_all_after),
+      prefilter_all_(options.regex_prefilter),
       decode_depth_(options.decode_depth),
       keyword_scope_(options.keyword_scope) {
   std::unordered_map<std::string_view, std::size_t> by_id;
@@ -113,12 +133,18 @@ bool Detector::allowed(const Compiled& rule, const Candidate& c) const {
 
 void Detector::scan(std::string_view path, std::string_view text, Scratch& s, std::vector<Finding>& out,
                     std::string_view commit) const {
-  scan_layer(path, commit, text, nullptr, 0, s, out);
+  const RegexPrefilter* all = prefilter_all_ ? all_.offer(text.size()) : nullptr;
+  if (all == nullptr) {
+    scan_layer(path, commit, text, nullptr, 0, Prefilter{&prefilter_, &s.prefilter_}, s, out);
+    return;
+  }
+  if (s.all_ == nullptr) s.all_ = std::make_unique<RegexPrefilter::Scratch>(*all);
+  scan_layer(path, commit, text, nullptr, 0, Prefilter{all, s.all_.get()}, s, out);
 }
 
 // One layer: the file's bytes (blob null), or text decoded from a blob of them.
 void Detector::scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
-                          unsigned depth, Scratch& s, std::vector<Finding>& out) const {
+                          unsigned depth, const Prefilter& pf, Scratch& s, std::vector<Finding>& out) const {
   keywords_.rules_for(text, s.keywords_, s.rules_);
   LineIndex index(text);
   InlineAllows lines(index);
@@ -139,20 +165,31 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
       out.push_back(std::move(f));
       continue;
     }
-    if (prefilter_.covers(r)) {
+    const bool keyword_lines = keyword_scope_ == KeywordScope::line && keywords_.has_keywords(r);
+    if (pf.filter->covers(r)) {
       // One Vectorscan scan for every such rule, on the first that asks.
       if (!prefiltered) {
         prefiltered = true;
-        prefilter_ok = prefilter_.scan(text, s.prefilter_);
+        prefilter_ok = pf.filter->scan(text, *pf.scratch);
       }
       if (prefilter_ok) {
-        const std::vector<LineSpan>& where = prefilter_.lines_for(r, s.prefilter_);
-        if (!where.empty()) scan_rule(c, path, commit, text, lines, blob, &where, s, out);
+        const std::vector<LineSpan>& where = pf.filter->lines_for(r, *pf.scratch);
+        if (where.empty()) continue;
+        if (!keyword_lines) {
+          scan_rule(c, path, commit, text, lines, blob, &where, s, out);
+        } else if (c.single_line) {
+          intersect(where, keywords_.lines_for(r, s.keywords_), s.both_);
+          if (!s.both_.empty()) scan_rule(c, path, commit, text, lines, blob, &s.both_, s, out);
+        } else {
+          // It may match somewhere (`where` is the whole text): kept where it
+          // covers a keyword's line, as without the prefilter.
+          scan_rule(c, path, commit, text, lines, blob, &keywords_.lines_for(r, s.keywords_), s, out);
+        }
         continue;
       }
     }
-    const bool everywhere = keyword_scope_ == KeywordScope::file || !keywords_.has_keywords(r);
-    scan_rule(c, path, commit, text, lines, blob, everywhere ? nullptr : &keywords_.lines_for(r, s.keywords_), s, out);
+    scan_rule(c, path, commit, text, lines, blob, keyword_lines ? &keywords_.lines_for(r, s.keywords_) : nullptr, s,
+              out);
   }
   if (depth >= decode_depth_) return;
   // s.rules_ is free again: a nested layer may reuse the scratch.
@@ -162,7 +199,7 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
     if (!decode_base64(text.substr(begin, end - begin), decoded) || !decoded_is_text(decoded)) return;
     // Positions stay those of the outermost blob in the file.
     const Blob inner = blob != nullptr ? *blob : Blob{&lines, begin, end};
-    scan_layer(path, commit, decoded, &inner, depth + 1, s, out);
+    scan_layer(path, commit, decoded, &inner, depth + 1, pf, s, out);
   });
 }
 

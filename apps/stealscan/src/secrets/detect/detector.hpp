@@ -16,6 +16,7 @@
 #include "match/database_cache.hpp"
 #include "secrets/rules/allowlist_check.hpp"
 #include "secrets/report/finding.hpp"
+#include "secrets/detect/deferred_prefilter.hpp"
 #include "secrets/detect/keyword_filter.hpp"
 #include "secrets/detect/regex_prefilter.hpp"
 #include "secrets/rules/rule.hpp"
@@ -39,6 +40,10 @@ struct DetectorOptions {
   // names; off: RE2 over every text (the same findings, slower: the tests
   // compare the two).
   bool regex_prefilter = true;
+  // With regex_prefilter: once this many bytes have been scanned, every
+  // rule's regex goes through the prefilter, those with keywords too
+  // (deferred_prefilter.hpp; 0: from the first text).
+  std::uint64_t prefilter_all_after = std::uint64_t{64} << 20;
 };
 
 class Detector {
@@ -64,6 +69,8 @@ class Detector {
     friend class Detector;
     KeywordFilter::Scratch keywords_;
     RegexPrefilter::Scratch prefilter_;
+    std::unique_ptr<RegexPrefilter::Scratch> all_;  // for the prefilter of every rule, once there is one
+    std::vector<LineSpan> both_;  // lines of a rule's keywords where its prefilter may match
     std::vector<std::size_t> rules_;
     std::vector<re2::StringPiece> groups_;
     LineVerdicts line_verdicts_;  // of the text being scanned
@@ -82,9 +89,14 @@ class Detector {
     InlineAllows* file_lines;
     std::size_t begin, end;
   };
+  // The prefilter a text goes through, and the worker's scratch for it.
+  struct Prefilter {
+    const RegexPrefilter* filter;
+    RegexPrefilter::Scratch* scratch;
+  };
   // `commit`: as scan()'s, for the allowlists.
   void scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
-                  unsigned depth, Scratch& scratch, std::vector<Finding>& out) const;
+                  unsigned depth, const Prefilter& prefilter, Scratch& scratch, std::vector<Finding>& out) const;
   // Runs one rule over `text`; `keyword_lines` (null: everywhere) are the
   // lines a match must cover.
   void scan_rule(const Compiled& rule, std::string_view path, std::string_view commit, std::string_view text,
@@ -102,6 +114,8 @@ class Detector {
   std::vector<AllowlistCheck> global_;
   KeywordFilter keywords_;
   RegexPrefilter prefilter_;  // the keyword-less rules' regexes, one scan for all
+  DeferredPrefilter all_;     // every rule's regex, once enough has been scanned
+  bool prefilter_all_;        // options.regex_prefilter
   unsigned decode_depth_;
   KeywordScope keyword_scope_;
 };
