@@ -3,6 +3,7 @@
 // End-to-end cases are in e2e_secrets_report_test.cpp.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,45 @@ TEST(Base64Blobs, every_run_is_found_wherever_it_lies) {
           len >= kMinBlob ? std::vector<std::string>{std::string(len, 'Q')} : std::vector<std::string>{};
       EXPECT_EQ(blobs(text), want) << "offset " << off << " length " << len;
     }
+}
+
+// The blobs by the definition, read plainly: each maximal run of base64
+// characters at least kMinBlob long, with up to two '=' after it.
+std::vector<std::string> reference_blobs(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!is_base64_char(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && is_base64_char(text[end])) ++end;
+    std::size_t padded = end;
+    while (padded < text.size() && padded - end < 2 && text[padded] == '=') ++padded;
+    if (end - i >= kMinBlob) out.emplace_back(text.substr(i, padded - i));
+    i = end;
+  }
+  return out;
+}
+
+TEST(Base64Blobs, random_texts_give_the_blobs_a_plain_scan_gives) {
+  // Runs of every length around the minimum, separated by one or more bytes
+  // that are not base64 ('=' among them), as identifiers and tokens in code.
+  std::mt19937 rng(2026);
+  const std::string gaps = " \n.=:;\"(";
+  std::size_t found = 0;
+  for (int t = 0; t < 3000; ++t) {
+    std::string text;
+    const int pieces = static_cast<int>(rng() % 12);
+    for (int p = 0; p < pieces; ++p) {
+      text.append(rng() % 4 == 0 ? kMinBlob - 2 + rng() % 5 : rng() % 30, "Qz09+/_-"[rng() % 8]);
+      text.append(1 + rng() % 3, gaps[rng() % gaps.size()]);
+    }
+    const std::vector<std::string> want = reference_blobs(text);
+    ASSERT_EQ(blobs(text), want) << "text: " << text;
+    found += want.size();
+  }
+  EXPECT_GT(found, 1000U);  // the texts do hold blobs
 }
 
 TEST(Base64Blobs, decoded_text_is_told_from_binary) {

@@ -3,6 +3,7 @@
 // kMinBlob characters of either base64 alphabet with up to two '=' after it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string_view>
 
@@ -14,33 +15,35 @@ namespace stealscan::secrets {
 // context, and would send every long identifier to the decoder.
 inline constexpr std::size_t kMinBlob = 24;
 
-// Calls fn(begin, end) for each blob of `text`, in order. Linear, and it reads
-// about one byte in kMinBlob of text without long runs: it looks at the last
-// byte of each window of kMinBlob bytes and skips the whole window when that
-// byte cannot be part of a blob.
+// Calls fn(begin, end) for each blob of `text`, in order. Linear, and on
+// text whose runs are short (source code, prose) it reads a few bytes in each
+// kMinBlob: it asks whether the window of kMinBlob bytes where the next blob
+// would start is all base64, reading it from its end, and the last byte that
+// is not one moves the window past it whole (a blob cannot hold that byte).
+// Bytes already known to be base64 from the window before are not read again.
 template <class Fn>
 void for_each_base64_blob(std::string_view text, Fn&& fn) {
   const std::size_t n = text.size();
-  std::size_t i = 0;  // text[i - 1], if any, is not part of a blob
+  std::size_t i = 0;      // the next blob starts at i or later; text[i - 1], if any, is not base64
+  std::size_t known = 0;  // text[i, known) is base64 (nothing known when known <= i)
   while (i + kMinBlob <= n) {
-    const std::size_t probe = i + kMinBlob - 1;
-    if (!is_base64_char(text[probe])) {
-      i = probe + 1;
+    const std::size_t floor = std::max(i, known);
+    std::size_t k = i + kMinBlob;
+    while (k > floor && is_base64_char(text[k - 1])) --k;
+    if (k > floor) {  // text[k - 1] is not base64, text[k, i + kMinBlob) is
+      known = i + kMinBlob;
+      i = k;
       continue;
     }
-    std::size_t begin = probe;
-    while (begin > i && is_base64_char(text[begin - 1])) --begin;
-    std::size_t end = probe + 1;
+    // text[i, i + kMinBlob) is base64, and text[i - 1] is not: a blob.
+    std::size_t end = i + kMinBlob;
     while (end < n && is_base64_char(text[end])) ++end;
-    if (end - begin >= kMinBlob) {
-      std::size_t padded = end;
-      while (padded < n && padded - end < 2 && text[padded] == '=') ++padded;
-      fn(begin, padded);
-      end = padded;
-    }
-    // text[end] is not a base64 character, or is past the end, unless the
-    // padding ran into the next blob ("...==abc"): it starts there.
-    i = end < n && is_base64_char(text[end]) ? end : end + 1;
+    std::size_t padded = end;
+    while (padded < n && padded - end < 2 && text[padded] == '=') ++padded;
+    fn(i, padded);
+    // text[padded] is not base64, or is past the end, unless the padding ran
+    // into the next blob ("...==abc"): that one starts there.
+    i = padded < n && is_base64_char(text[padded]) ? padded : padded + 1;
   }
 }
 
