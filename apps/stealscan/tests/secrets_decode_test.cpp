@@ -54,7 +54,7 @@ TEST(Base64Blobs, finds_runs_of_at_least_the_minimum_with_their_padding) {
 
 TEST(Base64Blobs, every_run_is_found_wherever_it_lies) {
   // Each offset and length around the window size, against a plain scan.
-  for (std::size_t off = 0; off < 2 * kMinBlob; ++off)
+  for (std::size_t off = 0; off < 3 * 64; ++off)  // across the finder's 64-byte blocks
     for (std::size_t len = kMinBlob - 2; len < kMinBlob + 3; ++len) {
       const std::string text = std::string(off, '.') + std::string(len, 'Q') + std::string(5, '.');
       const std::vector<std::string> want =
@@ -83,8 +83,9 @@ std::vector<std::string> reference_blobs(std::string_view text) {
 }
 
 TEST(Base64Blobs, random_texts_give_the_blobs_a_plain_scan_gives) {
-  // Runs of every length around the minimum, separated by one or more bytes
-  // that are not base64 ('=' among them), as identifiers and tokens in code.
+  // Runs of every length around the minimum, and longer than the finder's
+  // 64-byte blocks, separated by one or more bytes that are not base64 ('='
+  // among them), as identifiers and tokens in code.
   std::mt19937 rng(2026);
   const std::string gaps = " \n.=:;\"(";
   std::size_t found = 0;
@@ -92,7 +93,9 @@ TEST(Base64Blobs, random_texts_give_the_blobs_a_plain_scan_gives) {
     std::string text;
     const int pieces = static_cast<int>(rng() % 12);
     for (int p = 0; p < pieces; ++p) {
-      text.append(rng() % 4 == 0 ? kMinBlob - 2 + rng() % 5 : rng() % 30, "Qz09+/_-"[rng() % 8]);
+      const std::size_t kind = rng() % 10;
+      const std::size_t run = kind == 0 ? 50 + rng() % 150 : kind < 4 ? kMinBlob - 2 + rng() % 5 : rng() % 30;
+      text.append(run, "Qz09+/_-"[rng() % 8]);
       text.append(1 + rng() % 3, gaps[rng() % gaps.size()]);
     }
     const std::vector<std::string> want = reference_blobs(text);

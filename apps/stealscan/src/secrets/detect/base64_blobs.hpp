@@ -5,7 +5,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "secrets/detect/base64.hpp"
 
@@ -15,36 +20,102 @@ namespace stealscan::secrets {
 // context, and would send every long identifier to the decoder.
 inline constexpr std::size_t kMinBlob = 24;
 
-// Calls fn(begin, end) for each blob of `text`, in order. Linear, and on
-// text whose runs are short (source code, prose) it reads a few bytes in each
-// kMinBlob: it asks whether the window of kMinBlob bytes where the next blob
-// would start is all base64, reading it from its end, and the last byte that
-// is not one moves the window past it whole (a blob cannot hold that byte).
-// Bytes already known to be base64 from the window before are not read again.
+namespace base64_detail {
+
+// Bit k set: p[k] is a base64 character (either alphabet), for k < n <= 64.
+inline std::uint64_t char_mask(const char* p, std::size_t n) {
+#if defined(__SSE2__)
+  if (n == 64) {
+    // Each of the alphabet's three ranges as one signed compare after a shift
+    // that puts the range's start at -128, and its four single characters.
+    const auto in_range = [](__m128i v, char lo, char hi) {
+      const __m128i shifted = _mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(-128 - lo)));
+      return _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + (hi - lo) + 1)));
+    };
+    std::uint64_t m = 0;
+    for (std::size_t k = 0; k < 64; k += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
+      __m128i is = _mm_or_si128(in_range(v, 'A', 'Z'), in_range(v, 'a', 'z'));
+      is = _mm_or_si128(is, in_range(v, '0', '9'));
+      is = _mm_or_si128(is, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('+')), _mm_cmpeq_epi8(v, _mm_set1_epi8('/'))));
+      is = _mm_or_si128(is, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('_'))));
+      m |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(is))} << k;
+    }
+    return m;
+  }
+#endif
+  std::uint64_t m = 0;
+  for (std::size_t k = 0; k < n; ++k) m |= std::uint64_t{is_base64_char(p[k])} << k;
+  return m;
+}
+
+// Whether `m` holds a run of 24 (kMinBlob) set bits that ends below its top
+// bit: each step keeps the bits that begin a run twice as long (2, 4, 8, 16),
+// then 16 and 8 more make 24. A run that reaches the top bit may be seen
+// shorter (the shifts bring in zeros): the caller looks at that one apart.
+inline bool may_hold_run(std::uint64_t m) {
+  static_assert(kMinBlob == 24, "the steps below count to 24");
+  const std::uint64_t two = m & (m >> 1);
+  const std::uint64_t four = two & (two >> 2);
+  const std::uint64_t eight = four & (four >> 4);
+  const std::uint64_t sixteen = eight & (eight >> 8);
+  return (sixteen & (eight >> 16)) != 0;
+}
+
+}  // namespace base64_detail
+
+// Calls fn(begin, end) for each blob of `text`, in order: each maximal run of
+// base64 characters at least kMinBlob long, with up to two '=' after it.
+// Linear, and branch-free for most text: it takes 64 bytes at a time as a
+// mask of their base64 characters (SSE2 on x86-64), and a block where no run
+// can reach kMinBlob (may_hold_run(), and the run coming in from the block
+// before ends short) costs a few word operations; only the other blocks are
+// walked run by run, with bit scans.
 template <class Fn>
 void for_each_base64_blob(std::string_view text, Fn&& fn) {
+  using base64_detail::char_mask;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   const std::size_t n = text.size();
-  std::size_t i = 0;      // the next blob starts at i or later; text[i - 1], if any, is not base64
-  std::size_t known = 0;  // text[i, known) is base64 (nothing known when known <= i)
-  while (i + kMinBlob <= n) {
-    const std::size_t floor = std::max(i, known);
-    std::size_t k = i + kMinBlob;
-    while (k > floor && is_base64_char(text[k - 1])) --k;
-    if (k > floor) {  // text[k - 1] is not base64, text[k, i + kMinBlob) is
-      known = i + kMinBlob;
-      i = k;
-      continue;
-    }
-    // text[i, i + kMinBlob) is base64, and text[i - 1] is not: a blob.
-    std::size_t end = i + kMinBlob;
-    while (end < n && is_base64_char(text[end])) ++end;
+  std::size_t run = kNone;  // where the run reaching the current block's start began, if one does
+  const auto emit = [&](std::size_t begin, std::size_t end) {
     std::size_t padded = end;
     while (padded < n && padded - end < 2 && text[padded] == '=') ++padded;
-    fn(i, padded);
-    // text[padded] is not base64, or is past the end, unless the padding ran
-    // into the next blob ("...==abc"): that one starts there.
-    i = padded < n && is_base64_char(text[padded]) ? padded : padded + 1;
+    fn(begin, padded);
+  };
+  for (std::size_t block = 0; block < n; block += 64) {
+    const std::size_t width = std::min<std::size_t>(64, n - block);
+    const std::uint64_t m = char_mask(text.data() + block, width);
+    const std::uint64_t full = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+    if (m == full) {  // the whole block continues (or starts) a run
+      if (run == kNone) run = block;
+      continue;
+    }
+    // The first byte that is not base64 ends the run coming in; the last one
+    // starts the run going out.
+    const auto first_gap = static_cast<std::size_t>(__builtin_ctzll(~m & full));
+    const auto last_gap = static_cast<std::size_t>(63 - __builtin_clzll(~m & full));
+    const bool blob_in = run != kNone && block + first_gap - run >= kMinBlob;
+    if (!blob_in && !base64_detail::may_hold_run(m)) {
+      run = last_gap + 1 < width ? block + last_gap + 1 : kNone;
+      continue;
+    }
+    // Run by run: `at` is the next bit to look at, `run` the open run's start.
+    std::size_t at = 0;
+    while (at < width) {
+      if (run == kNone) {
+        const std::uint64_t ahead = m >> at;
+        if (ahead == 0) break;
+        at += static_cast<std::size_t>(__builtin_ctzll(ahead));
+        run = block + at;
+      }
+      const std::uint64_t gaps = (~m & full) >> at;
+      if (gaps == 0) break;  // the run goes on into the next block
+      at += static_cast<std::size_t>(__builtin_ctzll(gaps));
+      if (block + at - run >= kMinBlob) emit(run, block + at);
+      run = kNone;
+    }
   }
+  if (run != kNone && n - run >= kMinBlob) emit(run, n);
 }
 
 // Whether decoded bytes look like text: at least 95% printable ASCII, tab,
