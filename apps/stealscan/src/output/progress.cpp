@@ -1,7 +1,9 @@
 // progress.cpp: Progress (progress.hpp).
 #include "output/progress.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace stealscan {
@@ -18,7 +20,18 @@ std::string human_bytes(double bytes) {
   return buf;
 }
 
-Progress::Progress(Diagnostics& diag, std::span<const Tally> tallies, bool enabled)
+std::chrono::milliseconds progress_interval() {
+  constexpr std::chrono::milliseconds kDefault{200};
+  const char* v = std::getenv("STEALSCAN_PROGRESS_MS");
+  if (v == nullptr || *v == '\0') return kDefault;
+  char* end = nullptr;
+  const long ms = std::strtol(v, &end, 10);
+  if (*end != '\0' || ms < 0 || ms > 60000) return kDefault;
+  return std::chrono::milliseconds(ms);
+}
+
+Progress::Progress(Diagnostics& diag, std::span<const Tally> tallies, bool enabled,
+                   std::chrono::milliseconds interval)
     : Progress(
           diag,
           [tallies](double secs) {
@@ -30,10 +43,11 @@ Progress::Progress(Diagnostics& diag, std::span<const Tally> tallies, bool enabl
                           static_cast<unsigned long long>(t.matched_files));
             return std::string(line);
           },
-          enabled) {}
+          enabled, interval) {}
 
-Progress::Progress(Diagnostics& diag, std::function<std::string(double)> line, bool enabled)
-    : diag_(diag), line_(std::move(line)), start_(std::chrono::steady_clock::now()) {
+Progress::Progress(Diagnostics& diag, std::function<std::string(double)> line, bool enabled,
+                   std::chrono::milliseconds interval)
+    : diag_(diag), line_(std::move(line)), start_(std::chrono::steady_clock::now()), interval_(interval) {
   if (enabled) thread_ = std::thread([this] { loop(); });
 }
 
@@ -48,8 +62,13 @@ void Progress::stop() {
 
 void Progress::loop() {
   std::unique_lock lock(mu_);
+  // An interval of 0: the first line at once (stop() cannot come between),
+  // then one a millisecond.
+  bool now = interval_.count() == 0;
+  const std::chrono::milliseconds every = std::max(interval_, std::chrono::milliseconds(1));
   for (;;) {
-    if (cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; })) break;
+    if (!now && cv_.wait_for(lock, every, [this] { return done_; })) break;
+    now = false;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     diag_.progress(line_(secs));
     drawn_ = true;

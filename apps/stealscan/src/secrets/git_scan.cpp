@@ -230,6 +230,20 @@ GitCounts& GitCounts::operator+=(const GitCounts& o) noexcept {
   return *this;
 }
 
+std::string history_progress_line(std::uint64_t diffed, std::size_t commits, std::uint64_t blobs,
+                                  std::uint64_t index_size, std::uint64_t bytes, double secs) {
+  char line[200];
+  if (index_size == 0)
+    std::snprintf(line, sizeof line, "stealscan: %llu / %zu commits diffed", static_cast<unsigned long long>(diffed),
+                  commits);
+  else
+    std::snprintf(line, sizeof line, "stealscan: %zu commits, %llu / %llu blobs, %s, %s/s", commits,
+                  static_cast<unsigned long long>(blobs), static_cast<unsigned long long>(index_size),
+                  human_bytes(static_cast<double>(bytes)).c_str(),
+                  human_bytes(secs > 0 ? static_cast<double>(bytes) / secs : 0).c_str());
+  return line;
+}
+
 GitScanResult scan_git_history(const GitScanSettings& s, const git::PackSet& packs, const git::History& history,
                                const Detector& detector, Diagnostics& diag) {
   if (history.commits.size() > UINT32_MAX)
@@ -248,17 +262,8 @@ GitScanResult scan_git_history(const GitScanSettings& s, const git::PackSet& pac
           blobs += o.live.blobs.load(std::memory_order_relaxed);
           bytes += o.live.bytes.load(std::memory_order_relaxed);
         }
-        const std::uint64_t total = index_size.load(std::memory_order_relaxed);
-        char line[200];
-        if (total == 0)
-          std::snprintf(line, sizeof line, "stealscan: %llu / %zu commits diffed", static_cast<unsigned long long>(diffed),
-                        commits);
-        else
-          std::snprintf(line, sizeof line, "stealscan: %zu commits, %llu / %llu blobs, %s, %s/s", commits,
-                        static_cast<unsigned long long>(blobs), static_cast<unsigned long long>(total),
-                        human_bytes(static_cast<double>(bytes)).c_str(),
-                        human_bytes(secs > 0 ? static_cast<double>(bytes) / secs : 0).c_str());
-        return std::string(line);
+        return history_progress_line(diffed, commits, blobs, index_size.load(std::memory_order_relaxed), bytes,
+                                     secs);
       },
       s.progress);
 

@@ -73,4 +73,10 @@ struct GitScanResult {
 GitScanResult scan_git_history(const GitScanSettings& s, const git::PackSet& packs, const git::History& history,
                                const Detector& detector, Diagnostics& diag);
 
+// The progress line of a history scan: while diffing (index_size 0),
+// "stealscan: 10 / 100 commits diffed"; then "stealscan: 100 commits,
+// 5 / 20 blobs, 1.5 MiB, 1.5 MiB/s" (bytes of blob content, over `secs`).
+std::string history_progress_line(std::uint64_t diffed, std::size_t commits, std::uint64_t blobs,
+                                  std::uint64_t index_size, std::uint64_t bytes, double secs);
+
 }  // namespace stealscan::secrets
