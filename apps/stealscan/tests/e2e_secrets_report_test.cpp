@@ -196,6 +196,39 @@ TEST(SecretsReport, a_report_that_cannot_be_written_to_stdout_is_an_error) {
   EXPECT_NE(r.err.find("writing the report: No space left on device"), std::string::npos) << r.err;
 }
 
+TEST(SecretsReport, a_composite_finding_carries_its_parts_in_an_extra_json_field_redacted_with_it) {
+  TempTree t;
+  t.write("rules.toml",
+          "[[rules]]\nid = 'pass'\nregex = 'password=\"([^\"]+)\"'\n[[rules.required]]\nid = 'user'\n"
+          "withinLines = 1\n[[rules]]\nid = 'user'\nregex = 'user=\"([^\"]+)\"'\nskipReport = true\n");
+  t.write("data/a.txt", "user=\"alice\"\npassword=\"hunter22\"\n");
+  const ProcessResult r = secrets({"-c", t.path("rules.toml"), "-f", "json", t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc.size(), 1u) << r.out;  // the skipReport rule is not reported alone
+  EXPECT_EQ(doc[0]["RuleID"], "pass");
+  EXPECT_EQ(doc[0]["Required"],
+            json::parse(R"([{"RuleID": "user", "StartLine": 1, "StartColumn": 1, "Secret": "alice"}])"));
+  const ProcessResult redacted = secrets({"-c", t.path("rules.toml"), "-f", "json", "--redact", t.path("data")});
+  EXPECT_EQ(json::parse(redacted.out)[0]["Required"][0]["Secret"], "REDACTED");
+  EXPECT_EQ(redacted.out.find("alice"), std::string::npos);
+}
+
+TEST(SecretsReport, config_warnings_are_printed_and_the_scan_goes_on) {
+  TempTree t;
+  t.write("rules.toml", "[[rules]]\nid = 'a'\nregex = 'aaa'\n[[rules]]\nid = 'a'\nregex = 'bbb'\n");
+  t.write("data/x.txt", "aaa bbb\n");
+  const ProcessResult r = secrets({"-c", t.path("rules.toml"), "-f", "json", t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("stealscan: warning: " + t.path("rules.toml") + ": rules[1] 'a': the id is used again: this "
+                       "rule replaces " + t.path("rules.toml") + ": rules[0] 'a'"),
+            std::string::npos)
+      << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc.size(), 1u) << r.out;
+  EXPECT_EQ(doc[0]["Secret"], "bbb");  // the later rule
+}
+
 TEST(SecretsReport, unknown_format_is_refused_naming_it) {
   const ProcessResult r = secrets({"--format", "xml", "."});
   EXPECT_EQ(r.status, 2);

@@ -71,9 +71,6 @@ regex = 'y'
   regexes = ['b']
   regexTarget = "match"
 
-[[allowlists]]
-targetRules = ["r1"]
-paths = ['vendor/']
 [allowlist]
 regexes = ['c']
 )");
@@ -84,8 +81,125 @@ regexes = ['c']
   EXPECT_EQ(s.rules[0].allowlists[1].stopwords, std::vector<std::string>{"foo"});
   ASSERT_EQ(s.rules[1].allowlists.size(), 1u);
   EXPECT_EQ(s.rules[1].allowlists[0].target, RegexTarget::match);
-  ASSERT_EQ(s.allowlists.size(), 2u);
-  EXPECT_EQ(s.allowlists[0].target_rules, std::vector<std::string>{"r1"});
+  ASSERT_EQ(s.allowlists.size(), 1u);
+  EXPECT_EQ(s.allowlists[0].regexes, std::vector<std::string>{"c"});
+  const RuleSet t = load("[[rules]]\nid = 'r1'\nregex = 'x'\n[[allowlists]]\ntargetRules = ['r1']\npaths = ['v/']\n");
+  ASSERT_EQ(t.allowlists.size(), 1u);
+  EXPECT_EQ(t.allowlists[0].target_rules, std::vector<std::string>{"r1"});
+}
+
+TEST(SecretsConfig, both_spellings_of_allowlists_in_one_table_are_refused) {
+  // gitleaks refuses them together, at the top and in a rule.
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[allowlists]]\npaths = ['p']\n[allowlist]\npaths = ['q']\n"),
+            "rules.toml: has both [allowlist] and [[allowlists]]: the older [allowlist] cannot be used beside the "
+            "newer spelling; move it into [[allowlists]]");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\npaths = ['p']\n[rules.allowlist]\n"
+                     "paths = ['q']\n"),
+            "rules.toml: rules[0] 'a': has both [rules.allowlist] and [[rules.allowlists]]: the older "
+            "[rules.allowlist] cannot be used beside the newer spelling; move it into [[rules.allowlists]]");
+}
+
+TEST(SecretsConfig, a_duplicate_id_replaces_the_earlier_rule_with_a_warning_naming_both) {
+  ConfigWarnings warnings;
+  const RuleSet s = resolve_config(
+      parse_config("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules]]\nid = 'b'\nregex = 'z'\n[[rules]]\nid = 'a'\n"
+                   "regex = 'y'\n",
+                   "rules.toml"),
+      default_rule_set(), &warnings);
+  ASSERT_EQ(s.rules.size(), 2u);
+  EXPECT_EQ(s.rules[0].id, "a");
+  EXPECT_EQ(s.rules[0].regex, "y");
+  EXPECT_EQ(warnings, std::vector<std::string>{"rules.toml: rules[2] 'a': the id is used again: this rule replaces "
+                                               "rules.toml: rules[0] 'a'"});
+}
+
+TEST(SecretsConfig, a_rule_with_a_base_rules_id_merges_into_it) {
+  // Set fields replace the base's; keywords, tags, allowlists and required
+  // parts are appended (gitleaks' Config.extend).
+  const std::string base_text = R"(
+[[rules]]
+id = "k"
+description = "base"
+regex = 'tok_([a-z]{8})'
+entropy = 2.0
+keywords = ["tok_"]
+tags = ["t1"]
+  [[rules.allowlists]]
+  stopwords = ["aaaa"]
+[[rules]]
+id = "other"
+regex = 'o'
+)";
+  const RuleSet base = resolve_config(parse_config(base_text, "base.toml"), RuleSet{});
+  const RuleSet keep = resolve_config(
+      parse_config("[extend]\npath = 'base.toml'\n[[rules]]\nid = 'k'\ntags = ['t2']\nkeywords = ['TOKEN']\n"
+                   "[[rules.allowlists]]\nstopwords = ['bbbb']\n",
+                   "top.toml"),
+      base);
+  ASSERT_EQ(keep.rules.size(), 2u);
+  const Rule& k = keep.rules[0];
+  EXPECT_EQ(k.id, "k");
+  EXPECT_EQ(k.description, "base");
+  EXPECT_EQ(k.regex, "tok_([a-z]{8})");
+  EXPECT_EQ(k.entropy, 2.0);
+  EXPECT_EQ(k.keywords, (std::vector<std::string>{"tok_", "token"}));
+  EXPECT_EQ(k.tags, (std::vector<std::string>{"t1", "t2"}));
+  ASSERT_EQ(k.allowlists.size(), 2u);
+  EXPECT_EQ(k.allowlists[1].stopwords, std::vector<std::string>{"bbbb"});
+  const RuleSet over = resolve_config(
+      parse_config("[extend]\npath = 'base.toml'\n[[rules]]\nid = 'k'\ndescription = 'mine'\nregex = 'x(y)'\n"
+                   "entropy = 3.5\nsecretGroup = 1\npath = 'p'\n",
+                   "top.toml"),
+      base);
+  EXPECT_EQ(over.rules[0].description, "mine");
+  EXPECT_EQ(over.rules[0].regex, "x(y)");
+  EXPECT_EQ(over.rules[0].entropy, 3.5);
+  EXPECT_EQ(over.rules[0].secret_group, 1);
+  EXPECT_EQ(over.rules[0].path, "p");
+  // A new id still needs a regex or a path; one without [extend] too.
+  EXPECT_EQ(error_of("[extend]\nuseDefault = true\n[[rules]]\nid = 'no-such-rule'\ntags = ['x']\n"),
+            "rules.toml: rules[0] 'no-such-rule': has neither 'regex' nor 'path' (nor extends a rule of that id)");
+  // The defaults' rules merge the same way.
+  const RuleSet d = load("[extend]\nuseDefault = true\n[[rules]]\nid = 'github-pat'\nentropy = 4.5\n");
+  EXPECT_EQ(d.rules.size(), default_rule_set().rules.size());
+  const auto pat = std::find_if(d.rules.begin(), d.rules.end(), [](const Rule& r) { return r.id == "github-pat"; });
+  ASSERT_NE(pat, d.rules.end());
+  EXPECT_EQ(pat->entropy, 4.5);
+  EXPECT_FALSE(pat->regex.empty());
+}
+
+TEST(SecretsConfig, composite_rules_read_their_required_parts_and_skip_report) {
+  const RuleSet s = load(R"toml(
+[[rules]]
+id = "pass"
+regex = 'password="([^"]+)"'
+  [[rules.required]]
+  id = "user"
+  withinLines = 2
+  [[rules.required]]
+  id = "host"
+  withinColumns = 40
+[[rules]]
+id = "user"
+regex = 'user="([^"]+)"'
+skipReport = true
+[[rules]]
+id = "host"
+regex = 'host="([^"]+)"'
+)toml");
+  ASSERT_EQ(s.rules[0].required.size(), 2u);
+  EXPECT_EQ(s.rules[0].required[0].id, "user");
+  EXPECT_EQ(s.rules[0].required[0].within_lines, 2);
+  EXPECT_FALSE(s.rules[0].required[0].within_columns);
+  EXPECT_EQ(s.rules[0].required[1].within_columns, 40);
+  EXPECT_TRUE(s.rules[1].skip_report);
+  EXPECT_FALSE(s.rules[2].skip_report);
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.required]]\nid = 'zz'\n"),
+            "rules.toml: rules[0] 'a': required[0]: 'id' names no rule: \"zz\"");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.required]]\nwithinLines = 1\n"),
+            "rules.toml: rules[0] 'a': required[0]: 'id' is missing or empty");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.required]]\nid = 'a'\nwithinLines = -1\n"),
+            "rules.toml: rules[0] 'a': required[0]: 'withinLines' must be between 0 and 1000000, got -1");
 }
 
 TEST(SecretsConfig, extend_use_default_adds_the_defaults_less_the_disabled_ones) {
@@ -178,20 +292,15 @@ regexes = ['''naïve1|naïve2''']
 }
 
 TEST(SecretsConfig, structural_mistakes_are_named) {
-  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules]]\nid = 'a'\nregex = 'y'\n"),
-            "rules.toml: rules[1] 'a': duplicate id, first defined at rules[0]");
   EXPECT_EQ(error_of("[[rules]]\nregex = 'x'\n"), "rules.toml: rules[0]: 'id' is missing or empty");
-  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\n"), "rules.toml: rules[0] 'a': has neither 'regex' nor 'path'");
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\n"),
+            "rules.toml: rules[0] 'a': has neither 'regex' nor 'path' (nor extends a rule of that id)");
   EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = '(x)'\nsecretGroup = 2\n"),
             "rules.toml: rules[0] 'a': 'secretGroup' is 2 but 'regex' has 1 capture group");
   EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[allowlists]]\ntargetRules = ['b']\npaths = ['p']\n"),
             "rules.toml: allowlists[0]: 'targetRules' names no rule: \"b\"");
   EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\ndescription = 'empty'\n"),
             "rules.toml: rules[0] 'a': allowlists[0]: has none of 'regexes', 'paths', 'stopwords', 'commits'");
-  EXPECT_EQ(error_of("[extend]\nuseDefault = true\ndisabledRules = ['no-such-rule']\n"),
-            "rules.toml: [extend]: 'disabledRules' names no default rule: \"no-such-rule\"");
-  EXPECT_EQ(error_of("[extend]\ndisabledRules = ['jwt']\n"),
-            "rules.toml: [extend]: 'disabledRules' needs useDefault = true or a path");
   EXPECT_EQ(error_of("[extend]\nuseDefault = true\npath = 'base.toml'\n"),
             "rules.toml: [extend]: 'path' cannot be given with useDefault = true (got \"base.toml\"): extend one or "
             "the other");
@@ -252,22 +361,61 @@ TEST_F(ExtendPath, the_extended_file_may_itself_extend_the_defaults) {
   EXPECT_EQ(ids(s).back(), "mine");
 }
 
-TEST_F(ExtendPath, missing_file_cycle_depth_and_bad_disabled_rule_are_named) {
+TEST_F(ExtendPath, a_missing_file_is_an_error_and_what_gitleaks_accepts_is_a_warning) {
   const std::string lone = write("lone.toml", "[extend]\npath = 'nowhere.toml'\n");
   EXPECT_EQ(error_loading(lone).rfind(dir_ + "/nowhere.toml: cannot read the config file", 0), 0u)
       << error_loading(lone);
-  const std::string a = write("a.toml", "[extend]\npath = 'b.toml'\n");
-  write("b.toml", "[extend]\npath = 'a.toml'\n");
-  EXPECT_EQ(error_loading(a), dir_ + "/b.toml: [extend]: 'path' makes a cycle: " + dir_ + "/a.toml -> " + dir_ +
-                                  "/b.toml -> " + dir_ + "/a.toml");
-  const std::string self = write("self.toml", "[extend]\npath = 'self.toml'\n");
-  EXPECT_NE(error_loading(self).find("makes a cycle"), std::string::npos);
-  for (int i = 0; i < kMaxExtendDepth + 2; ++i)
-    write("d" + std::to_string(i) + ".toml", "[extend]\npath = 'd" + std::to_string(i + 1) + ".toml'\n");
-  EXPECT_NE(error_loading(dir_ + "/d0.toml").find("files extend each other"), std::string::npos);
+  // A disabled rule the base does not have, and disabledRules without a base.
   write("base2.toml", "[[rules]]\nid = 'a'\nregex = 'x'\n");
   const std::string bad = write("bad.toml", "[extend]\npath = 'base2.toml'\ndisabledRules = ['zzz']\n");
-  EXPECT_EQ(error_loading(bad), bad + ": [extend]: 'disabledRules' names no rule of the extended config: \"zzz\"");
+  ConfigWarnings w;
+  EXPECT_EQ(ids(load_config_file(bad, default_rule_set(), &w)), std::vector<std::string>{"a"});
+  EXPECT_EQ(w, std::vector<std::string>{bad + ": [extend]: 'disabledRules' names no rule of the extended config: \"zzz\""});
+  const std::string alone = write("alone.toml", "[extend]\ndisabledRules = ['jwt']\n[[rules]]\nid = 'a'\nregex = 'x'\n");
+  w.clear();
+  EXPECT_EQ(ids(load_config_file(alone, default_rule_set(), &w)), std::vector<std::string>{"a"});
+  EXPECT_EQ(w, std::vector<std::string>{alone + ": [extend]: 'disabledRules' has no effect without useDefault = true "
+                                                "or a path"});
+}
+
+TEST_F(ExtendPath, extend_stops_two_levels_below_the_config_in_use_as_gitleaks) {
+  // d0 -> d1 -> d2 -> d3: d2's [extend] is not followed (d3 is never read:
+  // it does not even exist), with a warning; d0, d1 and d2's rules load.
+  for (int i = 0; i < 3; ++i)
+    write("d" + std::to_string(i) + ".toml", "[extend]\npath = 'd" + std::to_string(i + 1) + ".toml'\n[[rules]]\nid = 'r" +
+                                                 std::to_string(i) + "'\nregex = 'x'\n");
+  ConfigWarnings w;
+  EXPECT_EQ(ids(load_config_file(dir_ + "/d0.toml", default_rule_set(), &w)),
+            (std::vector<std::string>{"r2", "r1", "r0"}));
+  EXPECT_EQ(w, std::vector<std::string>{dir_ + "/d2.toml: [extend] is not followed: gitleaks extends at most 2 "
+                                                "levels below the config in use"});
+  // The same for useDefault at the third level: no defaults come in.
+  write("u1.toml", "[extend]\npath = 'u2.toml'\n");
+  write("u2.toml", "[extend]\nuseDefault = true\n[[rules]]\nid = 'u'\nregex = 'x'\n");
+  const std::string u0 = write("u0.toml", "[extend]\npath = 'u1.toml'\n");
+  EXPECT_EQ(ids(load_config_file(u0, default_rule_set())), std::vector<std::string>{"u"});
+  // A cycle within the depth is not followed either.
+  const std::string a = write("a.toml", "[extend]\npath = 'b.toml'\n[[rules]]\nid = 'ra'\nregex = 'x'\n");
+  write("b.toml", "[extend]\npath = 'a.toml'\n[[rules]]\nid = 'rb'\nregex = 'y'\n");
+  w.clear();
+  EXPECT_EQ(ids(load_config_file(a, default_rule_set(), &w)), (std::vector<std::string>{"rb", "ra"}));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("makes a cycle"), std::string::npos) << w[0];
+}
+
+TEST_F(ExtendPath, a_relative_path_is_read_beside_the_extending_file_else_from_the_working_directory) {
+  write("cfg/base.toml", "[[rules]]\nid = 'beside'\nregex = 'x'\n");
+  write("base.toml", "[[rules]]\nid = 'cwd'\nregex = 'x'\n");
+  write("only-cwd.toml", "[[rules]]\nid = 'only-cwd'\nregex = 'x'\n");
+  const std::string top = write("cfg/top.toml", "[extend]\npath = 'base.toml'\n");
+  const std::string other = write("cfg/other.toml", "[extend]\npath = 'only-cwd.toml'\n");
+  const std::filesystem::path was = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  const std::vector<std::string> beside = ids(load_config_file(top, default_rule_set()));
+  const std::vector<std::string> cwd = ids(load_config_file(other, default_rule_set()));
+  std::filesystem::current_path(was);
+  EXPECT_EQ(beside, std::vector<std::string>{"beside"});  // both exist: beside the file wins
+  EXPECT_EQ(cwd, std::vector<std::string>{"only-cwd"});   // gitleaks' reading, as a fallback
 }
 
 TEST(SecretsConfig, bad_toml_is_named_with_its_line_and_column) {

@@ -54,14 +54,14 @@ class SecretWork final : public FileWork {
 // --config, else .stealscan.toml in the first directory operand, else the
 // defaults. `from_file` says whether the rules came from a file (whose regexes
 // are then all compiled up front, so that a bad one stops the run before it scans).
-RuleSet choose_rules(const SecretsCommand& cmd, bool& from_file) {
+RuleSet choose_rules(const SecretsCommand& cmd, bool& from_file, ConfigWarnings& warnings) {
   from_file = true;
-  if (cmd.config) return load_config_file(*cmd.config, default_rule_set());
+  if (cmd.config) return load_config_file(*cmd.config, default_rule_set(), &warnings);
   for (const std::string& p : cmd.paths) {
     struct stat st;
     if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
     const std::string project = p + "/" + std::string(kProjectConfig);
-    if (::access(project.c_str(), F_OK) == 0) return load_config_file(project, default_rule_set());
+    if (::access(project.c_str(), F_OK) == 0) return load_config_file(project, default_rule_set(), &warnings);
     break;
   }
   from_file = false;
@@ -129,7 +129,9 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   Suppressions known;
   try {
     bool from_file = false;
-    RuleSet rules = choose_rules(cmd, from_file);
+    ConfigWarnings warnings;
+    RuleSet rules = choose_rules(cmd, from_file, warnings);
+    for (const std::string& w : warnings) diag.message("warning: " + w);
     DetectorOptions options;
     options.decode_depth = cmd.decode_depth;
     options.keyword_scope = cmd.keyword_scope;

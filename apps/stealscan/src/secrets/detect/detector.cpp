@@ -62,6 +62,7 @@ struct Detector::Compiled {
   std::unique_ptr<RE2> path;  // null: any file
   std::vector<AllowlistCheck> allowlists;
   std::vector<const AllowlistCheck*> global;  // the global allowlists that target this rule
+  std::vector<const Compiled*> required;      // rule->required's rules, in order
 
   // The rule's regex; throws ConfigError for a bad one (see the constructor).
   const RE2& regex() const {
@@ -100,6 +101,12 @@ Detector::Detector(RuleSet rules, DetectorOptions options)
     if (!r.path.empty()) c.path = compile_config_regex(r.path, r.where, "path");
     for (const Allowlist& a : r.allowlists) c.allowlists.emplace_back(a);
   }
+  for (Compiled& c : compiled_)
+    for (const Required& q : c.rule->required) {
+      const auto it = by_id.find(q.id);
+      if (it == by_id.end()) throw ConfigError(c.rule->where + ": required 'id' names no rule: \"" + q.id + "\"");
+      c.required.push_back(&compiled_[it->second]);
+    }
   if (options.compile_now) compile_all();
   global_.reserve(rules_.allowlists.size());
   for (const Allowlist& a : rules_.allowlists) global_.emplace_back(a);
@@ -152,7 +159,14 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
   bool prefiltered = false, prefilter_ok = false;
   for (const std::size_t r : s.rules_) {
     const Compiled& c = compiled_[r];
+    if (c.rule->skip_report) continue;  // found only as a composite rule's part
     if (c.path != nullptr && !RE2::PartialMatch(path, *c.path)) continue;
+    const std::size_t before = out.size();
+    // Its findings into `out`; then, for a composite rule, only those with their parts nearby.
+    const auto finish = [&] {
+      if (!c.required.empty() && out.size() > before)
+        keep_composite(c, path, commit, text, lines, blob, before, s, out);
+    };
     if (c.rule->regex.empty()) {
       if (blob != nullptr) continue;  // the file was found by its path already
       // A path-only rule: the file itself is the finding.
@@ -163,6 +177,7 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
       f.file = path;
       f.match = "file detected: " + std::string(path);
       out.push_back(std::move(f));
+      finish();
       continue;
     }
     const bool keyword_lines = keyword_scope_ == KeywordScope::line && keywords_.has_keywords(r);
@@ -174,7 +189,7 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
       }
       if (prefilter_ok) {
         const std::vector<LineSpan>& where = pf.filter->lines_for(r, *pf.scratch);
-        if (where.empty()) continue;
+        if (where.empty()) continue;  // no finding: nothing to keep or drop
         if (!keyword_lines) {
           scan_rule(c, path, commit, text, lines, blob, &where, s, out);
         } else if (c.single_line) {
@@ -185,11 +200,13 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
           // covers a keyword's line, as without the prefilter.
           scan_rule(c, path, commit, text, lines, blob, &keywords_.lines_for(r, s.keywords_), s, out);
         }
+        finish();
         continue;
       }
     }
     scan_rule(c, path, commit, text, lines, blob, keyword_lines ? &keywords_.lines_for(r, s.keywords_) : nullptr, s,
               out);
+    finish();
   }
   if (depth >= decode_depth_) return;
   // s.rules_ is free again: a nested layer may reuse the scratch.
@@ -201,6 +218,42 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
     const Blob inner = blob != nullptr ? *blob : Blob{&lines, begin, end};
     scan_layer(path, commit, decoded, &inner, depth + 1, pf, s, out);
   });
+}
+
+void Detector::keep_composite(const Compiled& c, std::string_view path, std::string_view commit,
+                              std::string_view text, InlineAllows& lines, const Blob* blob, std::size_t from,
+                              Scratch& s, std::vector<Finding>& out) const {
+  // Each part's findings over the whole text (a path-only part: none).
+  std::vector<std::vector<Finding>> parts(c.required.size());
+  for (std::size_t k = 0; k < c.required.size(); ++k) {
+    const Compiled& q = *c.required[k];
+    if (q.rule->regex.empty() || (q.path != nullptr && !RE2::PartialMatch(path, *q.path))) continue;
+    scan_rule(q, path, commit, text, lines, blob, nullptr, s, parts[k]);
+  }
+  const auto distance = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : b - a; };
+  std::size_t kept = from;
+  for (std::size_t i = from; i < out.size(); ++i) {
+    Finding& f = out[i];
+    bool all = true;
+    for (std::size_t k = 0; k < c.required.size() && all; ++k) {
+      const Required& want = c.rule->required[k];
+      bool any = false;
+      for (const Finding& p : parts[k]) {
+        if (want.within_lines && distance(p.start_line, f.start_line) > static_cast<std::uint64_t>(*want.within_lines))
+          continue;
+        if (want.within_columns &&
+            distance(p.start_column, f.start_column) > static_cast<std::uint64_t>(*want.within_columns))
+          continue;
+        f.required.push_back(RequiredPart{p.rule, p.start_line, p.start_column, p.secret});
+        any = true;
+      }
+      all = any;
+    }
+    if (!all) continue;
+    if (kept != i) out[kept] = std::move(f);
+    ++kept;
+  }
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(kept), out.end());
 }
 
 void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,

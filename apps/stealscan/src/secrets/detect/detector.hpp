@@ -108,6 +108,12 @@ class Detector {
                   std::size_t from, std::size_t to, InlineAllows& lines, const Blob* blob,
                   const std::vector<LineSpan>* keep, Scratch& scratch, std::vector<Finding>& out) const;
   [[nodiscard]] bool allowed(const Compiled& rule, const Candidate& c) const;
+  // Keeps the findings out[from, end) of composite rule `c` that have a
+  // finding of each required rule nearby (each required rule run over the
+  // whole text, keywords or not, as gitleaks does), with those parts attached.
+  void keep_composite(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,
+                      InlineAllows& lines, const Blob* blob, std::size_t from, Scratch& scratch,
+                      std::vector<Finding>& out) const;
 
   RuleSet rules_;
   std::deque<Compiled> compiled_;  // one per rule, in order (a deque: Compiled does not move)

@@ -11,6 +11,14 @@
 
 namespace stealscan::secrets {
 
+// A composite rule's other part, found near its finding ([[rules.required]]).
+struct RequiredPart {
+  const Rule* rule = nullptr;
+  std::uint64_t start_line = 0;
+  std::uint64_t start_column = 0;
+  std::string secret;
+};
+
 struct Finding {
   const Rule* rule = nullptr;  // owned by the Detector, which outlives the findings
   std::string file;
@@ -32,6 +40,9 @@ struct Finding {
   std::string email;
   std::string date;  // the commit's author date, ISO 8601 with offset
   std::string message;
+  // For a composite rule: the required parts found near it (reported in an
+  // extra field: gitleaks shows them only in its verbose text).
+  std::vector<RequiredPart> required;
 
   // The rule's tags, and "decoded:base64" for a match in decoded text (as gitleaks tags it).
   [[nodiscard]] std::vector<std::string> tags() const {

@@ -57,6 +57,12 @@ void text_finding(std::string& b, const Finding& f) {
   field("Line", std::to_string(f.start_line));
   field("Column", std::to_string(f.start_column));
   field("Fingerprint", f.fingerprint());
+  for (const RequiredPart& p : f.required) {
+    std::string part = p.rule->id;
+    part.append(" at ").append(std::to_string(p.start_line)).append(":").append(std::to_string(p.start_column));
+    part.append(": ").append(p.secret);
+    field("Required", part);
+  }
   b.push_back('\n');
 }
 
@@ -98,6 +104,21 @@ void json_finding(std::string& b, const Finding& f) {
   b.append("],\n");
   key("Fingerprint");
   append_json_bytes(b, f.fingerprint());
+  if (!f.required.empty()) {  // ours: a composite rule's parts (gitleaks' JSON has no field for them)
+    b.append(",\n");
+    key("Required");
+    b.push_back('[');
+    for (std::size_t i = 0; i < f.required.size(); ++i) {
+      const RequiredPart& p = f.required[i];
+      b.append(i > 0 ? ", {" : "{").append("\"RuleID\": ");
+      append_json_bytes(b, p.rule->id);
+      b.append(", \"StartLine\": ").append(std::to_string(p.start_line));
+      b.append(", \"StartColumn\": ").append(std::to_string(p.start_column)).append(", \"Secret\": ");
+      append_json_bytes(b, p.secret);
+      b.push_back('}');
+    }
+    b.push_back(']');
+  }
   b.append("\n }");
 }
 
@@ -109,6 +130,7 @@ void redact(Finding& f) {
        at = f.match.find(f.secret, at + kRedacted.size()))
     f.match.replace(at, f.secret.size(), kRedacted);
   f.secret = kRedacted;
+  for (RequiredPart& p : f.required) p.secret = kRedacted;
 }
 
 std::optional<ReportFormat> report_format_named(std::string_view name) {

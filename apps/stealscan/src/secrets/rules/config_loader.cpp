@@ -1,10 +1,12 @@
 // config_loader.cpp: parse_config() and friends (config_loader.hpp), on toml++.
-// Unknown keys are ignored, as gitleaks ignores them (newer gitleaks fields such
-// as composite rules then simply do not apply); known keys of the wrong type are
-// errors.
+// Unknown keys are ignored, as gitleaks ignores them; known keys of the wrong
+// type are errors.
 #include "secrets/rules/config_loader.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <iterator>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -141,8 +143,14 @@ Allowlist read_allowlist(const toml::table& t, std::string where, bool global) {
   return a;
 }
 
-// A table's allowlists in both spellings: [[…allowlists]] then […allowlist].
-void read_allowlists(const Fields& f, bool global, std::vector<Allowlist>& out) {
+// A table's allowlists in either spelling: [[…allowlists]] or the older
+// […allowlist], not both (gitleaks refuses that too).
+void read_allowlists(const Fields& f, bool global, std::vector<Allowlist>& out, const toml::table& t) {
+  if (t.contains("allowlists") && t.contains("allowlist"))
+    throw ConfigError(f.where() + ": has both [" + std::string(global ? "" : "rules.") + "allowlist] and [[" +
+                      (global ? "" : "rules.") + "allowlists]]: the older [" + (global ? "" : "rules.") +
+                      "allowlist] cannot be used beside the newer spelling; move it into [[" +
+                      (global ? "" : "rules.") + "allowlists]]");
   std::size_t i = 0;
   for (const toml::table* a : f.tables("allowlists", false))
     out.push_back(read_allowlist(*a, f.where() + ": allowlists[" + std::to_string(i++) + "]", global));
@@ -159,8 +167,7 @@ Rule read_rule(const toml::table& t, const std::string& name, std::size_t index)
   r.where = f.where();
   r.description = f.string("description");
   r.regex = f.string("regex");
-  r.path = f.string("path");
-  if (r.regex.empty() && r.path.empty()) throw ConfigError(r.where + ": has neither 'regex' nor 'path'");
+  r.path = f.string("path");  // neither: checked once [extend] is resolved (it may extend a base rule)
   if (const auto g = f.integer("secretGroup")) {
     if (*g < 0 || *g > 1000) f.fail("secretGroup", "must be between 0 and 1000, got " + std::to_string(*g));
     if (*g > 0) r.secret_group = static_cast<int>(*g);
@@ -173,8 +180,43 @@ Rule read_rule(const toml::table& t, const std::string& name, std::size_t index)
     r.keywords.push_back(ascii_lower(std::move(k)));
   }
   r.tags = f.strings("tags");
-  read_allowlists(f, false, r.allowlists);
+  read_allowlists(f, false, r.allowlists, t);
+  std::size_t k = 0;
+  for (const toml::table* q : f.tables("required", false)) {
+    const Fields rf(*q, r.where + ": required[" + std::to_string(k++) + "]");
+    Required req;
+    req.id = rf.string("id");
+    if (req.id.empty()) throw ConfigError(rf.where() + ": 'id' is missing or empty");
+    const auto within = [&rf](std::string_view key) -> std::optional<int> {
+      const auto v = rf.integer(key);
+      if (v && (*v < 0 || *v > 1'000'000))
+        rf.fail(key, "must be between 0 and 1000000, got " + std::to_string(*v));
+      return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+    };
+    req.within_lines = within("withinLines");
+    req.within_columns = within("withinColumns");
+    r.required.push_back(std::move(req));
+  }
+  r.skip_report = f.boolean("skipReport");
   return r;
+}
+
+// `own`, a rule of the extending config, merged into `base`, the extended
+// rule of its id (gitleaks' Config.extend): set fields replace, lists append.
+Rule merge_rule(Rule base, Rule own) {
+  base.where = own.where + " (extending " + base.where + ")";
+  if (!own.description.empty()) base.description = std::move(own.description);
+  if (own.entropy && *own.entropy != 0) base.entropy = own.entropy;  // gitleaks: 0 is "not set"
+  if (own.secret_group) base.secret_group = own.secret_group;
+  if (!own.regex.empty()) base.regex = std::move(own.regex);
+  if (!own.path.empty()) base.path = std::move(own.path);
+  const auto append = [](auto& to, auto& from) { std::move(from.begin(), from.end(), std::back_inserter(to)); };
+  append(base.keywords, own.keywords);
+  append(base.tags, own.tags);
+  append(base.allowlists, own.allowlists);
+  append(base.required, own.required);
+  base.skip_report = base.skip_report || own.skip_report;
+  return base;
 }
 
 }  // namespace
@@ -191,17 +233,21 @@ ParsedConfig parse_config(std::string_view text, const std::string& name) {
   const Fields top(root, name);
   ParsedConfig c;
   c.name = name;
-  std::unordered_map<std::string, std::size_t> seen;  // id -> index
+  std::unordered_map<std::string, std::size_t> seen;  // id -> its place in c.own.rules
   std::size_t i = 0;
   for (const toml::table* t : top.tables("rules", false)) {
-    Rule r = read_rule(*t, name, i);
-    const auto [it, fresh] = seen.emplace(r.id, i);
-    if (!fresh)
-      throw ConfigError(r.where + ": duplicate id, first defined at rules[" + std::to_string(it->second) + "]");
-    c.own.rules.push_back(std::move(r));
-    ++i;
+    Rule r = read_rule(*t, name, i++);
+    const auto [it, fresh] = seen.emplace(r.id, c.own.rules.size());
+    if (fresh) {
+      c.own.rules.push_back(std::move(r));
+      continue;
+    }
+    // gitleaks keeps the later one.
+    Rule& earlier = c.own.rules[it->second];
+    c.warnings.push_back(r.where + ": the id is used again: this rule replaces " + earlier.where);
+    earlier = std::move(r);
   }
-  read_allowlists(top, true, c.own.allowlists);
+  read_allowlists(top, true, c.own.allowlists, root);
   for (const toml::table* e : top.tables("extend", true)) {
     const Fields f(*e, name + ": [extend]");
     c.use_default = f.boolean("useDefault");
@@ -213,36 +259,72 @@ ParsedConfig parse_config(std::string_view text, const std::string& name) {
   return c;
 }
 
-RuleSet resolve_config(ParsedConfig config, const RuleSet& base) {
-  const bool extends = config.use_default || !config.extend_path.empty();
+namespace {
+
+// Every rule has a regex or a path, and every required part names a rule.
+void check_resolved(const RuleSet& s) {
+  std::unordered_set<std::string> ids;
+  for (const Rule& r : s.rules) ids.insert(r.id);
+  for (const Rule& r : s.rules) {
+    if (r.regex.empty() && r.path.empty())
+      throw ConfigError(r.where + ": has neither 'regex' nor 'path' (nor extends a rule of that id)");
+    for (std::size_t k = 0; k < r.required.size(); ++k)
+      if (ids.count(r.required[k].id) == 0)
+        throw ConfigError(r.where + ": required[" + std::to_string(k) + "]: 'id' names no rule: \"" +
+                          r.required[k].id + "\"");
+  }
+}
+
+}  // namespace
+
+RuleSet resolve_config(ParsedConfig config, const RuleSet& base, ConfigWarnings* warnings, bool extends) {
+  ConfigWarnings ignored;
+  ConfigWarnings& warn = warnings != nullptr ? *warnings : ignored;
+  std::move(config.warnings.begin(), config.warnings.end(), std::back_inserter(warn));
+  extends = extends && (config.use_default || !config.extend_path.empty());
   if (!extends) {
-    if (!config.disabled_rules.empty())
-      throw ConfigError(config.name + ": [extend]: 'disabledRules' needs useDefault = true or a path");
+    if (!config.disabled_rules.empty() && !config.use_default && config.extend_path.empty())
+      warn.push_back(config.name + ": [extend]: 'disabledRules' has no effect without useDefault = true or a path");
+    check_resolved(config.own);
     return std::move(config.own);
   }
   const char* base_name = config.use_default ? "default rule" : "rule of the extended config";
   std::unordered_set<std::string> disabled(config.disabled_rules.begin(), config.disabled_rules.end());
   std::unordered_map<std::string, std::size_t> own_ids;
   for (std::size_t i = 0; i < config.own.rules.size(); ++i) own_ids.emplace(config.own.rules[i].id, i);
+  std::vector<bool> merged(config.own.rules.size(), false);
   RuleSet out;
   std::unordered_set<std::string> base_ids;
   for (const Rule& r : base.rules) {
     base_ids.insert(r.id);
-    if (disabled.count(r.id) == 0 && own_ids.count(r.id) == 0) out.rules.push_back(r);
+    if (disabled.count(r.id) != 0) continue;
+    const auto own = own_ids.find(r.id);
+    if (own == own_ids.end()) {
+      out.rules.push_back(r);
+      continue;
+    }
+    out.rules.push_back(merge_rule(r, std::move(config.own.rules[own->second])));
+    merged[own->second] = true;
   }
   for (const std::string& id : config.disabled_rules)
     if (base_ids.count(id) == 0)
-      throw ConfigError(config.name + ": [extend]: 'disabledRules' names no " + base_name + ": \"" + id + "\"");
-  for (Rule& r : config.own.rules) out.rules.push_back(std::move(r));
+      warn.push_back(config.name + ": [extend]: 'disabledRules' names no " + base_name + ": \"" + id + "\"");
+  for (std::size_t i = 0; i < config.own.rules.size(); ++i)
+    if (!merged[i]) out.rules.push_back(std::move(config.own.rules[i]));
   out.allowlists = base.allowlists;
   for (Allowlist& a : config.own.allowlists) out.allowlists.push_back(std::move(a));
+  check_resolved(out);
   return out;
 }
 
 namespace {
 
-// load_config_file() with the chain of files that led here (for cycles and depth).
-RuleSet load_chain(const std::string& path, const RuleSet& defaults, std::vector<std::string>& chain) {
+bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+// load_config_file() at `depth` (0: the file asked for), with the chain of
+// files that led here.
+RuleSet load_chain(const std::string& path, const RuleSet& defaults, std::vector<std::string>& chain,
+                   ConfigWarnings& warnings) {
   std::string text;
   try {
     text = read_named_file(path, "config file", kConfigLimit);
@@ -250,33 +332,40 @@ RuleSet load_chain(const std::string& path, const RuleSet& defaults, std::vector
     throw ConfigError(e.what());
   }
   ParsedConfig config = parse_config(text, path);
-  if (config.extend_path.empty()) return resolve_config(std::move(config), defaults);
+  const int depth = static_cast<int>(chain.size());
+  if (config.use_default || !config.extend_path.empty()) {
+    if (depth >= kMaxExtendDepth) {
+      warnings.push_back(path + ": [extend] is not followed: gitleaks extends at most " +
+                         std::to_string(kMaxExtendDepth) + " levels below the config in use");
+      return resolve_config(std::move(config), RuleSet{}, &warnings, false);
+    }
+  }
+  if (config.extend_path.empty()) return resolve_config(std::move(config), defaults, &warnings);
+  // Relative to the extending file, else to the working directory (gitleaks').
   std::string next = config.extend_path;
   if (next.front() != '/') {
     const std::size_t slash = path.rfind('/');
-    if (slash != std::string::npos) next = path.substr(0, slash + 1) + next;
+    const std::string beside = slash == std::string::npos ? next : path.substr(0, slash + 1) + next;
+    if (exists(beside) || !exists(next)) next = beside;
   }
-  const auto describe_chain = [&] {
+  if (std::find(chain.begin(), chain.end(), next) != chain.end() || next == path) {
     std::string c;
     for (const std::string& p : chain) c.append(p).append(" -> ");
-    return c + path + " -> " + next;
-  };
-  if (std::find(chain.begin(), chain.end(), next) != chain.end() || next == path)
-    throw ConfigError(path + ": [extend]: 'path' makes a cycle: " + describe_chain());
-  if (static_cast<int>(chain.size()) + 1 >= kMaxExtendDepth)
-    throw ConfigError(path + ": [extend]: more than " + std::to_string(kMaxExtendDepth) +
-                      " files extend each other: " + describe_chain());
+    warnings.push_back(path + ": [extend]: 'path' makes a cycle (" + c + path + " -> " + next + "): not followed");
+    return resolve_config(std::move(config), RuleSet{}, &warnings, false);
+  }
   chain.push_back(path);
-  const RuleSet base = load_chain(next, defaults, chain);
+  const RuleSet base = load_chain(next, defaults, chain, warnings);
   chain.pop_back();
-  return resolve_config(std::move(config), base);
+  return resolve_config(std::move(config), base, &warnings);
 }
 
 }  // namespace
 
-RuleSet load_config_file(const std::string& path, const RuleSet& defaults) {
+RuleSet load_config_file(const std::string& path, const RuleSet& defaults, ConfigWarnings* warnings) {
+  ConfigWarnings ignored;
   std::vector<std::string> chain;
-  return load_chain(path, defaults, chain);
+  return load_chain(path, defaults, chain, warnings != nullptr ? *warnings : ignored);
 }
 
 const RuleSet& default_rule_set() {

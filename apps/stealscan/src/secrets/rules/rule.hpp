@@ -35,6 +35,15 @@ struct Allowlist {
   std::vector<std::string> target_rules;  // global allowlists only; empty: every rule
 };
 
+// A composite rule's other part ([[rules.required]]): a finding of rule `id`
+// in the same text, within so many lines and columns of the primary
+// finding's start (unset: anywhere in the text).
+struct Required {
+  std::string id;
+  std::optional<int> within_lines;
+  std::optional<int> within_columns;
+};
+
 struct Rule {
   std::string where;  // "FILE: rules[3] 'aws-key'", for messages
   std::string id;
@@ -46,6 +55,10 @@ struct Rule {
   std::string path;             // regex on the file path; empty: any file
   std::vector<std::string> tags;
   std::vector<Allowlist> allowlists;
+  // Composite: a finding is reported only with a finding of each of these
+  // nearby (gitleaks' multi-part rules).
+  std::vector<Required> required;
+  bool skip_report = false;  // found only as another rule's required part
 };
 
 struct RuleSet {
