@@ -92,6 +92,20 @@ TEST(GitSecrets, a_secret_added_then_deleted_is_found_with_the_adding_commit) {
   EXPECT_NE(text.out.find("alice@example.com"), std::string::npos) << text.out;
 }
 
+TEST(GitSecrets, the_rule_file_in_use_is_not_reported_in_history_as_gitleaks_leaves_its_config_out) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  // The rule file, committed, holds an example token; the same token in another file is found.
+  const std::string rules = "[extend]\nuseDefault = true\n# example: " + token(3) + "\n";
+  repo.commit({{".gitleaks.toml", rules}, {"app.py", "t = '" + token(3) + "'\n"}}, {}, "c\n", "main");
+  t.write("repo/.gitleaks.toml", rules);
+  const ProcessResult r = secrets({"-c", t.path("repo/.gitleaks.toml"), "--git", t.path("repo")});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::vector<Json> f = findings(r);
+  ASSERT_EQ(f.size(), 1U) << r.out;
+  EXPECT_EQ(f[0]["File"].str, "app.py");
+}
+
 TEST(GitSecrets, a_blob_in_several_commits_and_paths_is_reported_once_at_its_oldest) {
   TempTree t;
   TestRepo repo(t.path("repo"));

@@ -229,6 +229,24 @@ TEST(SecretsReport, config_warnings_are_printed_and_the_scan_goes_on) {
   EXPECT_EQ(doc[0]["Secret"], "bbb");  // the later rule
 }
 
+TEST(SecretsReport, the_rule_file_in_use_and_the_baseline_are_not_reported) {
+  TempTree t;
+  // Each holds a token; a copy of the rule file elsewhere is reported. The
+  // baseline is a report of another tree (its token is not one of data/'s findings).
+  const std::string rules = "[extend]\nuseDefault = true\n# example: " + kGithub + "\n";
+  t.write("data/.gitleaks.toml", rules);
+  t.write("data/copy.toml", rules);
+  t.write("other/x.txt", kGithub2 + "\n");
+  const ProcessResult base = secrets({"-f", "json", "-o", t.path("data/baseline.json"), t.path("other")});
+  ASSERT_EQ(base.status, 1) << base.err;
+  const ProcessResult r = secrets({"-c", t.path("data/.gitleaks.toml"), "--baseline-path", t.path("data/baseline.json"),
+                                   "-f", "json", t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc.size(), 1u) << r.out;
+  EXPECT_EQ(doc[0]["File"], t.path("data/copy.toml"));
+}
+
 TEST(SecretsReport, unknown_format_is_refused_naming_it) {
   const ProcessResult r = secrets({"--format", "xml", "."});
   EXPECT_EQ(r.status, 2);

@@ -161,6 +161,8 @@ std::uint64_t scan_blob(const Shared& sh, std::size_t i, GitWorker& w) {
       return bytes.size();
     }
     ++c.scanned;
+    const std::vector<std::string>& skip = sh.settings.skip_paths;
+    if (!skip.empty() && std::find(skip.begin(), skip.end(), e.path) != skip.end()) return bytes.size();
     std::vector<Finding>& out = w.out->findings;
     const std::size_t before = out.size();
     sh.detector.scan(e.path, bytes, *w.detector, out, commit.view());

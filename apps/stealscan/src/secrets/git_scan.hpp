@@ -43,6 +43,9 @@ struct GitScanSettings {
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool redact = false;
   bool progress = false;  // the progress line on stderr (a terminal's)
+  // Blob paths whose findings are not reported (the rule file in use, a
+  // baseline: OwnFiles::inside()).
+  std::vector<std::string> skip_paths;
   GitYieldPolicy yield;
 };
 

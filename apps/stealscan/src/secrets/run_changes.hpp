@@ -13,11 +13,13 @@
 #include "secrets/report/suppressions.hpp"
 #include "secrets/secrets_cli.hpp"
 
+#include "secrets/own_files.hpp"
+
 namespace stealscan::secrets {
 
 // As git_secrets_main(): `file` the open --output file (closed: stdout),
 // `known` the findings to leave out.
 int changes_secrets_main(const SecretsCommand& cmd, const Detector& detector, const Suppressions& known,
-                         std::ofstream& file, Diagnostics& diag);
+                         const OwnFiles& own, std::ofstream& file, Diagnostics& diag);
 
 }  // namespace stealscan::secrets

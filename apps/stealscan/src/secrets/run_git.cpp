@@ -75,7 +75,7 @@ std::string shallow_message(const std::string& path, const git::History& h, bool
 }  // namespace
 
 int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const Suppressions& known,
-                     std::ofstream& file, Diagnostics& diag) {
+                     const OwnFiles& own, std::ofstream& file, Diagnostics& diag) {
   const std::string& path = cmd.paths.front();
   GitScanResult result;
   git::History history;
@@ -96,6 +96,7 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const 
     s.max_filesize = cmd.max_filesize;
     s.redact = cmd.redact;
     s.progress = !cmd.no_progress && ::isatty(STDERR_FILENO) == 1;
+    if (const char* workdir = git_repository_workdir(repo.get())) s.skip_paths = own.inside(workdir);
     result = scan_git_history(s, packs, history, detector, diag);
     fill_commit_fields(repo.get(), result.findings);
   } catch (const git::GitError& e) {

@@ -13,11 +13,13 @@
 #include "secrets/secrets_cli.hpp"
 #include "secrets/report/suppressions.hpp"
 
+#include "secrets/own_files.hpp"
+
 namespace stealscan::secrets {
 
 // `file`: the open --output file, or closed for stdout; `known`: the findings
 // to leave out (--baseline, --fingerprints, .gitleaksignore), as for files.
 int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const Suppressions& known,
-                     std::ofstream& file, Diagnostics& diag);
+                     const OwnFiles& own, std::ofstream& file, Diagnostics& diag);
 
 }  // namespace stealscan::secrets

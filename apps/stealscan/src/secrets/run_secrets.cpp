@@ -20,6 +20,7 @@
 #include "secrets/rules/config_loader.hpp"
 #include "secrets/detect/detector.hpp"
 #include "secrets/run_changes.hpp"
+#include "secrets/own_files.hpp"
 #include "secrets/run_git.hpp"
 #include "secrets/secrets_cli.hpp"
 #include "secrets/report/report_sink.hpp"
@@ -34,9 +35,10 @@ constexpr std::string_view kProjectConfig = ".stealscan.toml";
 // this worker's findings (merged after the scan).
 class SecretWork final : public FileWork {
  public:
-  SecretWork(const Detector& detector, std::vector<Finding>& findings, bool redact)
-      : detector_(detector), scratch_(detector), findings_(findings), redact_(redact) {}
+  SecretWork(const Detector& detector, std::vector<Finding>& findings, bool redact, const OwnFiles& own)
+      : detector_(detector), scratch_(detector), findings_(findings), redact_(redact), own_(own) {}
   std::uint64_t on_file(std::string_view path, std::string_view bytes) override {
+    if (own_.holds(path)) return 0;  // the rule file in use, a baseline
     const std::size_t before = findings_.size();
     detector_.scan(path, bytes, scratch_, findings_);
     if (redact_)
@@ -49,19 +51,26 @@ class SecretWork final : public FileWork {
   Detector::Scratch scratch_;
   std::vector<Finding>& findings_;
   bool redact_;
+  const OwnFiles& own_;
 };
 
 // --config, else .stealscan.toml in the first directory operand, else the
 // defaults. `from_file` says whether the rules came from a file (whose regexes
 // are then all compiled up front, so that a bad one stops the run before it scans).
-RuleSet choose_rules(const SecretsCommand& cmd, bool& from_file, ConfigWarnings& warnings) {
+RuleSet choose_rules(const SecretsCommand& cmd, bool& from_file, ConfigWarnings& warnings, OwnFiles& own) {
   from_file = true;
-  if (cmd.config) return load_config_file(*cmd.config, default_rule_set(), &warnings);
+  if (cmd.config) {
+    own.add(*cmd.config);
+    return load_config_file(*cmd.config, default_rule_set(), &warnings);
+  }
   for (const std::string& p : cmd.paths) {
     struct stat st;
     if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
     const std::string project = p + "/" + std::string(kProjectConfig);
-    if (::access(project.c_str(), F_OK) == 0) return load_config_file(project, default_rule_set(), &warnings);
+    if (::access(project.c_str(), F_OK) == 0) {
+      own.add(project);
+      return load_config_file(project, default_rule_set(), &warnings);
+    }
     break;
   }
   from_file = false;
@@ -127,10 +136,12 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   if (!check_operands(cmd.paths, diag)) return kError;
   std::unique_ptr<Detector> detector;
   Suppressions known;
+  OwnFiles own;
   try {
     bool from_file = false;
     ConfigWarnings warnings;
-    RuleSet rules = choose_rules(cmd, from_file, warnings);
+    RuleSet rules = choose_rules(cmd, from_file, warnings, own);
+    for (const std::string& b : cmd.baselines) own.add(b);
     for (const std::string& w : warnings) diag.message("warning: " + w);
     DetectorOptions options;
     options.decode_depth = cmd.decode_depth;
@@ -152,8 +163,8 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
       return kError;
     }
   }
-  if (cmd.git) return git_secrets_main(cmd, *detector, known, file, diag);
-  if (cmd.staged || cmd.uncommitted) return changes_secrets_main(cmd, *detector, known, file, diag);
+  if (cmd.git) return git_secrets_main(cmd, *detector, known, own, file, diag);
+  if (cmd.staged || cmd.uncommitted) return changes_secrets_main(cmd, *detector, known, own, file, diag);
 
   std::vector<Tally> tallies(cmd.workers + 1);
   std::vector<std::vector<Finding>> found(cmd.workers);
@@ -165,7 +176,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
         FeedSettings{cmd.paths, cmd.walk, cmd.workers, !cmd.no_progress && ::isatty(STDERR_FILENO) == 1}, budget,
         tallies, diag,
         [&](std::size_t id) {
-          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact), {}, &tallies[id],
+          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact, own), {}, &tallies[id],
                                   {}, make_archive_scanner(cmd, diag, tallies[id])};
         },
         [&shared](ScanTask task, WholeFileCtx& ctx) { run_whole_file_task(shared, task, ctx); });
