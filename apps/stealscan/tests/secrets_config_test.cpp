@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "secrets/rules/allowlist_check.hpp"
 #include "secrets/rules/config_loader.hpp"
 #include "secrets/detect/detector.hpp"
 
@@ -306,6 +307,30 @@ TEST(SecretsConfig, structural_mistakes_are_named) {
             "the other");
   EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\nkeywords = ['']\n"),
             "rules.toml: rules[0] 'a': 'keywords' holds an empty string");
+}
+
+TEST(SecretsConfig, an_and_allowlist_that_lists_commits_allows_nothing_outside_git) {
+  // As gitleaks: outside git there is no commit, so the commits check misses
+  // and an AND fails; an OR allowlist still allows by its other checks.
+  const std::string commit(40, 'a');
+  Allowlist both;
+  both.where = "t";
+  both.condition = Condition::all;
+  both.commits = {commit};
+  both.paths = {"^vendor/"};
+  const AllowlistCheck and_check(both);
+  EXPECT_FALSE(and_check.allows(Candidate{"vendor/x.txt", "m", "s", "l"}));
+  EXPECT_TRUE(and_check.allows(Candidate{"vendor/x.txt", "m", "s", "l", commit}));
+  EXPECT_FALSE(and_check.allows(Candidate{"vendor/x.txt", "m", "s", "l", std::string(40, 'b')}));
+  Allowlist either = both;
+  either.condition = Condition::any;
+  const AllowlistCheck or_check(either);
+  EXPECT_TRUE(or_check.allows(Candidate{"vendor/x.txt", "m", "s", "l"}));
+  Allowlist commits_only;
+  commits_only.where = "t";
+  commits_only.commits = {commit};
+  EXPECT_FALSE(AllowlistCheck(commits_only).allows(Candidate{"vendor/x.txt", "m", "s", "l"}));
+  EXPECT_TRUE(AllowlistCheck(commits_only).allows(Candidate{"a.txt", "m", "s", "l", commit}));
 }
 
 // [extend] path: files written into a temporary directory.

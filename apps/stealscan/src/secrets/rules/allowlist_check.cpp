@@ -48,8 +48,9 @@ AllowlistCheck::AllowlistCheck(const Allowlist& a)
 }
 
 bool AllowlistCheck::allows(const Candidate& c) const {
-  const bool check_commit = !commits_.empty() && !c.commit.empty();
-  if (!active() && !check_commit) return false;
+  // Outside git there is no commit: a commits check is a miss there (so an
+  // AND allowlist that lists commits allows nothing outside git, as gitleaks).
+  if (!active() && (commits_.empty() || c.commit.empty())) return false;
   const std::string_view target = target_ == RegexTarget::secret ? c.secret
                                   : target_ == RegexTarget::match ? c.match
                                                                   : c.line;
@@ -64,8 +65,9 @@ bool AllowlistCheck::allows(const Candidate& c) const {
     if (all && !h) return false;
     return std::nullopt;
   };
-  if (auto r = check(check_commit,
-                     [&] { return std::find(commits_.begin(), commits_.end(), c.commit) != commits_.end(); }))
+  if (auto r = check(!commits_.empty(), [&] {
+        return !c.commit.empty() && std::find(commits_.begin(), commits_.end(), c.commit) != commits_.end();
+      }))
     return *r;
   if (auto r = check(!paths_.empty(), [&] { return any_match(paths_, c.path); })) return *r;
   if (auto r = check(!regexes_.empty(), [&] {
