@@ -82,7 +82,11 @@ void Suppressions::add_fingerprint(std::string_view fp) {
   }
   std::uint64_t n = 0;
   for (const char ch : line) n = n * 10 + static_cast<std::uint64_t>(ch - '0');
-  fingerprints_.insert(key(rule, file, commit, n));
+  // A path written on Windows ("dir\\a.py") names the same file as ours
+  // ("dir/a.py"), as gitleaks reads it.
+  std::string slashed(file);
+  std::replace(slashed.begin(), slashed.end(), '\\', '/');
+  fingerprints_.insert(key(rule, slashed, commit, n));
 }
 
 void Suppressions::add_fingerprint_text(std::string_view text) {
