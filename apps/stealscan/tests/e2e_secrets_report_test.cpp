@@ -247,6 +247,30 @@ TEST(SecretsReport, the_rule_file_in_use_and_the_baseline_are_not_reported) {
   EXPECT_EQ(doc[0]["File"], t.path("data/copy.toml"));
 }
 
+TEST(SecretsReport, with_follow_a_linked_file_is_reported_at_its_target_with_the_link_beside_it) {
+  TempTree t;
+  t.write("data/real.txt", "GH = \"" + kGithub + "\"\n");
+  t.symlink("real.txt", "data/link.txt");
+  const ProcessResult r = secrets({"-L", "-f", "json", t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc.size(), 2u) << r.out;  // the file itself, and through the link (gitleaks reports both)
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const json& f : doc) seen.emplace(f["File"], f["SymlinkFile"]);
+  EXPECT_EQ(seen, (std::set<std::pair<std::string, std::string>>{{t.path("data/real.txt"), ""},
+                                                                {t.path("data/real.txt"), t.path("data/link.txt")}}));
+  // SARIF names the link (gitleaks' uri); csv has it in its SymlinkFile column.
+  const ProcessResult sarif = secrets({"-L", "-f", "sarif", t.path("data")});
+  EXPECT_NE(sarif.out.find("link.txt"), std::string::npos) << sarif.out;
+  const ProcessResult csv = secrets({"-L", "-f", "csv", t.path("data")});
+  std::string columns(1, ',');  // built by append: g++ 12 -O3 warns falsely (-Wrestrict) on "," + std::string
+  columns.append(t.path("data/real.txt")).append(",").append(t.path("data/link.txt")).append(",");
+  EXPECT_NE(csv.out.find(columns), std::string::npos) << csv.out;
+  // Without -L the link is not followed.
+  const ProcessResult plain = secrets({"-f", "json", t.path("data")});
+  EXPECT_EQ(json::parse(plain.out).size(), 1u) << plain.out;
+}
+
 TEST(SecretsReport, unknown_format_is_refused_naming_it) {
   const ProcessResult r = secrets({"--format", "xml", "."});
   EXPECT_EQ(r.status, 2);

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <system_error>
 #include <unordered_set>
 
@@ -31,16 +33,38 @@ namespace {
 
 constexpr std::string_view kProjectConfig = ".stealscan.toml";
 
+// If `path` is a symbolic link, the file it leads to (links resolved all the
+// way): relative to the working directory when `path` is relative, as Go's
+// filepath.EvalSymlinks gives it to gitleaks.
+std::optional<std::string> link_target(std::string_view path) {
+  struct stat st;
+  const std::string p(path);
+  if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(p, ec);
+  if (ec) return std::nullopt;
+  if (!p.empty() && p.front() == '/') return real.string();
+  const std::filesystem::path cwd = std::filesystem::canonical(".", ec);
+  if (ec) return real.string();
+  return real.lexically_relative(cwd).string();
+}
+
 // One worker's FileWork: the shared Detector with this worker's scratch, and
 // this worker's findings (merged after the scan).
 class SecretWork final : public FileWork {
  public:
-  SecretWork(const Detector& detector, std::vector<Finding>& findings, bool redact, const OwnFiles& own)
-      : detector_(detector), scratch_(detector), findings_(findings), redact_(redact), own_(own) {}
+  SecretWork(const Detector& detector, std::vector<Finding>& findings, bool redact, const OwnFiles& own,
+             bool follow)
+      : detector_(detector), scratch_(detector), findings_(findings), redact_(redact), own_(own), follow_(follow) {}
   std::uint64_t on_file(std::string_view path, std::string_view bytes) override {
     if (own_.holds(path)) return 0;  // the rule file in use, a baseline
     const std::size_t before = findings_.size();
-    detector_.scan(path, bytes, scratch_, findings_);
+    // With -L, a symbolic link is scanned as its target (the path allowlists
+    // see, the fingerprint's), the link kept beside it, as gitleaks does.
+    const std::optional<std::string> target = follow_ ? link_target(path) : std::nullopt;
+    detector_.scan(target ? std::string_view(*target) : path, bytes, scratch_, findings_);
+    if (target)
+      for (std::size_t i = before; i < findings_.size(); ++i) findings_[i].symlink_file = path;
     if (redact_)
       for (std::size_t i = before; i < findings_.size(); ++i) redact(findings_[i]);
     return findings_.size() - before;
@@ -52,6 +76,7 @@ class SecretWork final : public FileWork {
   std::vector<Finding>& findings_;
   bool redact_;
   const OwnFiles& own_;
+  bool follow_;
 };
 
 // --config, else .stealscan.toml in the first directory operand, else the
@@ -176,7 +201,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
         FeedSettings{cmd.paths, cmd.walk, cmd.workers, !cmd.no_progress && ::isatty(STDERR_FILENO) == 1}, budget,
         tallies, diag,
         [&](std::size_t id) {
-          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact, own), {}, &tallies[id],
+          return WholeFileScratch{std::make_unique<SecretWork>(*detector, found[id], cmd.redact, own, cmd.walk.follow), {}, &tallies[id],
                                   {}, make_archive_scanner(cmd, diag, tallies[id])};
         },
         [&shared](ScanTask task, WholeFileCtx& ctx) { run_whole_file_task(shared, task, ctx); });

@@ -28,6 +28,9 @@ struct Finding {
   std::uint64_t start_column = 0;
   std::uint64_t end_line = 0;
   std::uint64_t end_column = 0;
+  // With -L, a file reached through a symbolic link: `file` is the link's
+  // target, `symlink_file` the link (gitleaks' File and SymlinkFile).
+  std::string symlink_file;
   std::string match;
   std::string secret;
   double entropy = 0;

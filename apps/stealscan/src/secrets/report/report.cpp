@@ -48,6 +48,7 @@ void text_finding(std::string& b, const Finding& f) {
   field("Entropy", entropy_text(f.entropy));
   if (const std::vector<std::string> tags = f.tags(); !tags.empty()) field("Tags", tags_text(tags));
   field("File", f.file);
+  if (!f.symlink_file.empty()) field("SymlinkFile", f.symlink_file);
   if (!f.commit.empty()) {
     field("Commit", f.commit);
     field("Author", f.author);
@@ -87,7 +88,7 @@ void json_finding(std::string& b, const Finding& f) {
   str("Match", f.match);
   str("Secret", f.secret);
   str("File", f.file);
-  str("SymlinkFile", "");
+  str("SymlinkFile", f.symlink_file);
   str("Commit", f.commit);
   num("Entropy", entropy_text(f.entropy));
   str("Author", f.author);

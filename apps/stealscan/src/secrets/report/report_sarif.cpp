@@ -62,7 +62,7 @@ void result_entry(std::string& b, const Finding& f, const RuleSet& rules) {
   text(b, f.rule->id + " has detected a secret in " + f.file +
               (f.commit.empty() ? std::string() : " at commit " + f.commit));
   b.append("},\n          \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
-  text(b, path_uri(f.file));
+  text(b, path_uri(f.symlink_file.empty() ? f.file : f.symlink_file));  // gitleaks names the link
   b.append("}");
   // A path-only rule's finding is the whole file: no region. SARIF's endColumn
   // is the column after the region; ours is the region's last byte.

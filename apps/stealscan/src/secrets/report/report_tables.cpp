@@ -58,7 +58,7 @@ std::string csv_report(const std::vector<Finding>& findings) {
     const std::string fields[] = {f.rule->id,
                                   f.commit,
                                   f.file,
-                                  "",
+                                  f.symlink_file,
                                   f.secret,
                                   f.match,
                                   std::to_string(f.start_line),
