@@ -108,6 +108,10 @@ TEST(SecretsReport, sarif_has_every_rule_and_a_result_per_finding_with_its_regio
   EXPECT_EQ(loc["region"]["endColumn"], 47);
   EXPECT_EQ(loc["region"]["snippet"]["text"], kGithub);
   EXPECT_EQ(gh["partialFingerprints"]["stealscan/v1"], t.path("data") + "/dir one/a.py:github-pat:2");
+  // gitleaks' partialFingerprints keys (empty outside git) and the rule's tags.
+  for (const char* key : {"commitSha", "email", "author", "date", "commitMessage"})
+    EXPECT_EQ(gh["partialFingerprints"][key], "") << key;
+  EXPECT_EQ(gh["properties"]["tags"], json::parse(R"(["github", "token"])"));
 }
 
 TEST(SecretsReport, sarif_without_findings_is_a_valid_log_with_no_results) {
@@ -185,6 +189,16 @@ TEST(SecretsReport, junit_lists_each_finding_as_a_failed_test_case_with_markup_e
     ++cases;
   EXPECT_EQ(cases, 2u);
   EXPECT_NE(r.out.find("</testsuites>\n"), std::string::npos);
+  // As gitleaks: the rule's description as the failure's type and the case's
+  // class, gitleaks' message as its name.
+  EXPECT_NE(r.out.find("<failure message=\"github-pat has detected a secret in file " + t.path("data") +
+                       "/&lt;a&amp;b&gt;.txt, line 1.\" type=\"GitHub personal access token (classic)\">"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("<testcase classname=\"GitHub personal access token (classic)\" name=\"github-pat has "
+                       "detected a secret in file "),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(SecretsReport, a_report_that_cannot_be_written_to_stdout_is_an_error) {

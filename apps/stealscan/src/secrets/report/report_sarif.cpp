@@ -76,21 +76,26 @@ void result_entry(std::string& b, const Finding& f, const RuleSet& rules) {
     b.append("}}");
   }
   b.append("}}]");
-  b.append(",\n          \"partialFingerprints\": {\"stealscan/v1\": ");
+  // gitleaks' five keys, empty outside git, then ours.
+  b.append(",\n          \"partialFingerprints\": {\"commitSha\": ");
+  text(b, f.commit);
+  b.append(", \"email\": ");
+  text(b, f.email);
+  b.append(", \"author\": ");
+  text(b, f.author);
+  b.append(", \"date\": ");
+  text(b, f.date);
+  b.append(", \"commitMessage\": ");
+  text(b, f.message);
+  b.append(", \"stealscan/v1\": ");
   text(b, f.fingerprint());
-  if (!f.commit.empty()) {
-    b.append(", \"commitSha\": ");
-    text(b, f.commit);
-    b.append(", \"author\": ");
-    text(b, f.author);
-    b.append(", \"email\": ");
-    text(b, f.email);
-    b.append(", \"date\": ");
-    text(b, f.date);
-    b.append(", \"commitMessage\": ");
-    text(b, f.message);
+  b.append("},\n          \"properties\": {\"tags\": [");
+  const std::vector<std::string> tags = f.tags();
+  for (std::size_t i = 0; i < tags.size(); ++i) {
+    if (i > 0) b.append(", ");
+    text(b, tags[i]);
   }
-  b.append("},\n          \"properties\": {\"entropy\": ").append(entropy_text(f.entropy));
+  b.append("], \"entropy\": ").append(entropy_text(f.entropy));
   b.append("}\n        }");
 }
 

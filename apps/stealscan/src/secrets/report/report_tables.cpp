@@ -88,18 +88,23 @@ std::string junit_report(const std::vector<Finding>& findings) {
   b.append("  <testsuite name=\"stealscan secrets\" tests=\"").append(n);
   b.append("\" failures=\"").append(n).append("\" errors=\"0\">\n");
   for (const Finding& f : findings) {
-    std::string where = f.file;
-    if (f.start_line > 0) where.append(":").append(std::to_string(f.start_line));
+    // gitleaks' test case: its name and failure message, the rule's
+    // description as classname and failure type.
+    std::string message = f.rule->id;
+    message.append(" has detected a secret in file ").append(f.file).append(", line ");
+    message.append(std::to_string(f.start_line));
+    if (!f.commit.empty()) message.append(", at commit ").append(f.commit);
+    message.push_back('.');
     b.append("    <testcase classname=\"");
-    xml_text(b, f.rule->description.empty() ? f.rule->id : f.rule->description);
+    xml_text(b, f.rule->description);
     b.append("\" name=\"");
-    xml_text(b, f.rule->id + " has detected a secret in " + where);
+    xml_text(b, message);
     b.append("\" file=\"");
     xml_text(b, f.file);
     b.append("\">\n      <failure message=\"");
-    xml_text(b, f.rule->id + " in " + where);
+    xml_text(b, message);
     b.append("\" type=\"");
-    xml_text(b, f.rule->id);
+    xml_text(b, f.rule->description);
     b.append("\">");
     // Built piece by piece: g++ 12 -O3 warns (-Wrestrict, a false positive)
     // on a chain of "literal" + std::string.
