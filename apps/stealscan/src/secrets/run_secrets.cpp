@@ -19,6 +19,7 @@
 #include "cli/cli.hpp"
 #include "scan/file_feed.hpp"
 #include "scan/whole_file_task.hpp"
+#include "secrets/check_rules.hpp"
 #include "secrets/rules/config_loader.hpp"
 #include "secrets/detect/detector.hpp"
 #include "secrets/run_changes.hpp"
@@ -157,6 +158,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
     std::cout << kSecretsUsage;
     return kNoFindings;
   }
+  if (cmd.check_rules) return check_rules_main(*cmd.check_rules, std::cout, diag);
   if (cmd.paths.empty()) cmd.paths.push_back(".");
   if (!check_operands(cmd.paths, diag)) return kError;
   std::unique_ptr<Detector> detector;

@@ -9,14 +9,20 @@ namespace stealscan::secrets {
 
 const std::string_view kSecretsUsage = R"(Usage: stealscan secrets [OPTIONS] [PATH...]
 Scan the regular files under each PATH (default: .) for secrets: API keys,
-tokens, passwords, private keys. Rules are in gitleaks' TOML format; without
---config, a .stealscan.toml in the first directory PATH is used if there is one,
-else the built-in rules. Each file is read whole; a finding reports the rule,
+tokens, passwords, private keys. Rules are in gitleaks' TOML format (or Nosey
+Parker's and Kingfisher's YAML); without --config, a .stealscan.toml in the
+first directory PATH is used if there is one, else the built-in rules. Each file is read whole; a finding reports the rule,
 file, line, column, match and secret.
 
 Rules:
   -c, --config FILE         the rules to use (gitleaks' format; [extend] useDefault
-                            = true adds them to the built-in rules)
+                            = true adds them to the built-in rules); a .yml or
+                            .yaml FILE, or a directory of them: Nosey Parker's
+                            or Kingfisher's rules
+      --check-rules FILE    check the rules of FILE (any of those formats)
+                            against their own examples instead of scanning:
+                            each rule that misses an example or finds a
+                            negative example is named; exit 1 if any
 Report (sorted by file, line, column, rule):
   -f, --format FORMAT       text (default), json (an array, gitleaks' field
                             names), sarif (SARIF 2.1.0), csv or junit
@@ -114,6 +120,8 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
     };
     if (name == "-c" || name == "--config") {
       c.config = value();
+    } else if (name == "--check-rules") {
+      c.check_rules = value();
     } else if (name == "-f" || name == "--format") {
       const std::string v = value();
       const std::optional<ReportFormat> format = report_format_named(v);

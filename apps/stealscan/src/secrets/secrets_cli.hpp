@@ -19,6 +19,7 @@ struct SecretsCommand {
   bool help = false;
   std::vector<std::string> paths;     // empty: "."
   std::optional<std::string> config;  // --config; else .stealscan.toml or the defaults
+  std::optional<std::string> check_rules;  // --check-rules FILE: check, do not scan
   ReportFormat format = ReportFormat::text;
   std::string output = "-";  // --output; "-" is stdout
   bool redact = false;

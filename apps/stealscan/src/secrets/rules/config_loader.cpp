@@ -13,8 +13,11 @@
 
 #include <toml++/toml.h>
 
+#include <filesystem>
+
 #include "secrets/detect/ascii.hpp"
 #include "secrets/rules/default_rules.hpp"
+#include "secrets/rules/yaml_rules.hpp"
 #include "sources/read_all.hpp"
 
 namespace stealscan::secrets {
@@ -360,12 +363,50 @@ RuleSet load_chain(const std::string& path, const RuleSet& defaults, std::vector
   return resolve_config(std::move(config), base, &warnings);
 }
 
+// A YAML rule file, or every one under a directory, in name order.
+RuleSet load_yaml(const std::string& path, ConfigWarnings& warnings) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    for (std::filesystem::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec) && is_yaml_rule_file(it->path().string())) files.push_back(it->path().string());
+    if (ec) throw ConfigError(path + ": cannot read the rule directory: " + ec.message());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw ConfigError(path + ": a directory without .yml or .yaml rule files");
+  } else {
+    files.push_back(path);
+  }
+  ParsedConfig all;
+  all.name = path;
+  std::unordered_map<std::string, std::string> seen;  // id -> where
+  for (const std::string& f : files) {
+    std::string text;
+    try {
+      text = read_named_file(f, "rule file", kConfigLimit);
+    } catch (const std::runtime_error& e) {
+      throw ConfigError(e.what());
+    }
+    for (Rule& r : parse_yaml_rules(text, f, warnings).rules) {
+      const auto [it, fresh] = seen.emplace(r.id, r.where);
+      if (!fresh) {
+        warnings.push_back(r.where + ": the id is used again: " + it->second + " is kept");
+        continue;
+      }
+      all.own.rules.push_back(std::move(r));
+    }
+  }
+  return resolve_config(std::move(all), RuleSet{}, &warnings);
+}
+
 }  // namespace
 
 RuleSet load_config_file(const std::string& path, const RuleSet& defaults, ConfigWarnings* warnings) {
   ConfigWarnings ignored;
+  ConfigWarnings& w = warnings != nullptr ? *warnings : ignored;
+  std::error_code ec;
+  if (is_yaml_rule_file(path) || std::filesystem::is_directory(path, ec)) return load_yaml(path, w);
   std::vector<std::string> chain;
-  return load_chain(path, defaults, chain, warnings != nullptr ? *warnings : ignored);
+  return load_chain(path, defaults, chain, w);
 }
 
 const RuleSet& default_rule_set() {

@@ -42,7 +42,10 @@ ParsedConfig parse_config(std::string_view text, const std::string& name);
 RuleSet resolve_config(ParsedConfig config, const RuleSet& base, ConfigWarnings* warnings = nullptr,
                        bool extends = true);
 
-// Reads and resolves a config file, following [extend] as gitleaks does: two
+// Reads and resolves a config file (gitleaks' TOML; or, for a name ending in
+// .yml or .yaml, Nosey Parker's and Kingfisher's YAML: yaml_rules.hpp; or a
+// directory: every .yml and .yaml file under it, in name order), following
+// [extend] as gitleaks does: two
 // levels below the file at most (a deeper [extend] is a warning, not
 // followed). A relative path is read from the extending file's directory,
 // else, if it is not there, from the working directory (gitleaks' reading).

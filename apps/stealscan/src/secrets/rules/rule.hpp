@@ -59,6 +59,10 @@ struct Rule {
   // nearby (gitleaks' multi-part rules).
   std::vector<Required> required;
   bool skip_report = false;  // found only as another rule's required part
+  // Texts the rule must find, and must not (Nosey Parker's and Kingfisher's
+  // `examples` and `negative_examples`): what --check-rules tries.
+  std::vector<std::string> examples;
+  std::vector<std::string> negative_examples;
 };
 
 struct RuleSet {
