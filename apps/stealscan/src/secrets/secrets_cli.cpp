@@ -61,8 +61,9 @@ Which files:
   -L, --follow              follow symbolic links
   -a, --text                also binary files (a NUL byte in the first 256 KiB)
       --max-filesize SIZE   skip larger files (default 64M; suffix K, M or G)
-Archives (.gz .bz2 .xz .zst .zip .jar .tar and compressed tars, found by their
-first bytes; a member is reported as ARCHIVE!MEMBER, x.env.gz's as x.env.gz!x.env):
+Archives (.gz .bz2 .xz .zst .zip .jar .7z .tar and compressed tars, found by
+their first bytes; a member is reported as ARCHIVE!MEMBER, x.env.gz's content
+as x.env.gz):
       --no-archives         scan archives as plain files (binary: skipped)
       --archive-depth N     open nested archives up to N levels (default 3; 0 as
                             --no-archives)

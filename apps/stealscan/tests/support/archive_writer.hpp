@@ -18,7 +18,7 @@ struct Member {
   std::string data;
 };
 
-enum class Format { tar, zip, raw };
+enum class Format { tar, zip, sevenzip, raw };
 enum class Filter { none, gzip, bzip2, xz, zstd };
 
 // `zip_password`: a zip's members encrypted with it (traditional PKWARE encryption).
@@ -34,8 +34,9 @@ inline std::string make_archive(Format format, Filter filter, const std::vector<
     }
   };
   check(format == Format::tar   ? archive_write_set_format_pax_restricted(a)
-        : format == Format::zip ? archive_write_set_format_zip(a)
-                                : archive_write_set_format_raw(a),
+        : format == Format::zip      ? archive_write_set_format_zip(a)
+        : format == Format::sevenzip ? archive_write_set_format_7zip(a)
+                                     : archive_write_set_format_raw(a),
         "format");
   switch (filter) {
     case Filter::none: break;

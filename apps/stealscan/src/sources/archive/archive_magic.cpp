@@ -37,6 +37,7 @@ ArchiveMagic sniff_archive(std::string_view head) noexcept {
   if (starts_with(head, "\xfd" "7zXZ\0"sv)) return ArchiveMagic::xz;
   if (starts_with(head, "\x28\xb5\x2f\xfd"sv)) return ArchiveMagic::zstd;
   if (starts_with(head, "PK\x03\x04"sv) || starts_with(head, "PK\x05\x06"sv)) return ArchiveMagic::zip;
+  if (starts_with(head, "7z\xbc\xaf\x27\x1c"sv)) return ArchiveMagic::sevenzip;
   // "BZh1" is printable: the block magic (pi's digits) or the end-of-stream
   // magic (sqrt(pi)'s) after it tells a bzip2 stream from a text that begins so.
   if (head.size() >= 10 && starts_with(head, "BZh"sv) && head[3] >= '1' && head[3] <= '9' &&

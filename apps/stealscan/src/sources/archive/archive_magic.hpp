@@ -9,12 +9,12 @@
 
 namespace stealscan {
 
-enum class ArchiveMagic { none, gzip, bzip2, xz, zstd, zip, tar };
+enum class ArchiveMagic { none, gzip, bzip2, xz, zstd, zip, sevenzip, tar };
 
 // What `head` (a file's first bytes; the whole file is fine) starts with.
 // gzip 1F 8B 08; bzip2 "BZh" + '1'..'9' + a block or end-of-stream magic;
 // xz FD "7zXZ" 00; zstd 28 B5 2F FD; zip "PK\3\4" (a local header) or
-// "PK\5\6" (an empty archive); tar "ustar" at 257 with a valid header
+// "PK\5\6" (an empty archive); 7z "7z" BC AF 27 1C; tar "ustar" at 257 with a valid header
 // checksum (POSIX and GNU tar; a pre-POSIX tar has no magic and is not seen).
 [[nodiscard]] ArchiveMagic sniff_archive(std::string_view head) noexcept;
 

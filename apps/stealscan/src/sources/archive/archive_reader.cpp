@@ -18,6 +18,7 @@ ArchiveReader::ArchiveReader(std::string_view bytes) : a_(archive_read_new()) {
   (void)archive_read_support_filter_zstd(a_);
   (void)archive_read_support_format_tar(a_);
   (void)archive_read_support_format_zip(a_);
+  (void)archive_read_support_format_7zip(a_);
   // Raw bids last: it is chosen only when no archive format recognises the
   // (decompressed) bytes, i.e. for a single compressed stream. Raw refuses an
   // empty stream; "empty" takes it (an empty .gz, as some man pages are): no

@@ -24,22 +24,6 @@ std::string size_text(std::uint64_t n) {
   return std::to_string(n);
 }
 
-// The one member of a single compressed stream, which has no name of its own:
-// the compressed file's name less its compression suffix ("x.env.gz" ->
-// "x.env"); a name without one is kept whole ("blob" -> "blob").
-std::string stream_member_name(std::string_view archive_shown) {
-  std::string_view base = archive_shown;
-  const std::size_t cut = base.find_last_of("/!");
-  if (cut != std::string_view::npos) base.remove_prefix(cut + 1);
-  for (const std::string_view suffix : {".gz", ".bz2", ".xz", ".zst"}) {
-    if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix) {
-      base.remove_suffix(suffix.size());
-      break;
-    }
-  }
-  return std::string(base);
-}
-
 }  // namespace
 
 ArchiveScanner::ArchiveScanner(const ArchiveSettings& settings, Diagnostics& diag, Tally& tally)
@@ -77,7 +61,9 @@ ArchiveScanner::Stop ArchiveScanner::scan_archive(const std::string& shown, std:
     }
     if (!reader.regular()) continue;  // directories, links, devices: no data
     const std::string member =
-        shown + "!" + (reader.single_stream() ? stream_member_name(shown) : reader.name());
+        // A single compressed stream's content is the file itself, shown by
+        // the compressed file's name ("main.go.gz"), as gitleaks shows it.
+        reader.single_stream() ? shown : shown + "!" + reader.name();
     EntryRead r = read_entry(reader, buffer);
     if (r == EntryRead::too_large) {
       Tally::add(tally_.too_large, 1);
