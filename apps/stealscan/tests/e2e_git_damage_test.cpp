@@ -165,6 +165,15 @@ TEST(GitDamage, a_ref_that_cannot_be_read_is_an_error_a_dangling_symbolic_one_is
   EXPECT_EQ(broken.status, 2) << broken.err;
   EXPECT_TRUE(says(broken, "refs/heads/broken")) << broken.err;
   EXPECT_EQ(found(broken), all);
+
+  // A file under refs/ whose name is no ref name (`.gitkeep`, kept in some
+  // repositories) is no ref to git either: passed over, not an error.
+  fs::remove(t.path("repo/.git/refs/heads/broken"));
+  t.write("repo/.git/refs/.gitkeep", "");
+  t.write("repo/.git/refs/heads/.hidden", "");
+  const ProcessResult kept = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(kept.status, 1) << kept.err;
+  EXPECT_EQ(found(kept), all);
 }
 
 // c2 is the boundary of a shallow clone: git has written it to .git/shallow,

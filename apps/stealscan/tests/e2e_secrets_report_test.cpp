@@ -112,6 +112,7 @@ TEST(SecretsReport, sarif_has_every_rule_and_a_result_per_finding_with_its_regio
   for (const char* key : {"commitSha", "email", "author", "date", "commitMessage"})
     EXPECT_EQ(gh["partialFingerprints"][key], "") << key;
   EXPECT_EQ(gh["properties"]["tags"], json::parse(R"(["github", "token"])"));
+  EXPECT_EQ(gh["message"]["text"], "github-pat has detected secret for file " + t.path("data") + "/dir one/a.py.");
 }
 
 TEST(SecretsReport, sarif_without_findings_is_a_valid_log_with_no_results) {
@@ -173,6 +174,11 @@ TEST(SecretsReport, csv_has_gitleaks_columns_and_quotes_fields_with_commas_and_q
   const std::string file = t.path("data") + "/a,b.txt";
   EXPECT_EQ(row, "github-pat,,\"" + file + "\",," + kGithub + "," + kGithub + ",1,1,6,45,,,,,\"" + file +
                      ":github-pat:1\",github token\r\n");
+  // No findings: nothing at all, not even the header (gitleaks').
+  t.write("clean/a.txt", "nothing\n");
+  const ProcessResult clean = secrets({"--format", "csv", t.path("clean")});
+  EXPECT_EQ(clean.status, 0) << clean.err;
+  EXPECT_EQ(clean.out, "");
 }
 
 TEST(SecretsReport, junit_lists_each_finding_as_a_failed_test_case_with_markup_escaped) {

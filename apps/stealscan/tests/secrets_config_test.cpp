@@ -169,6 +169,17 @@ regex = 'o'
   EXPECT_FALSE(pat->regex.empty());
 }
 
+TEST(SecretsConfig, an_entropy_over_8_is_taken_with_a_warning_and_a_negative_one_refused) {
+  ConfigWarnings w;
+  const RuleSet s = resolve_config(parse_config("[[rules]]\nid = 'a'\nregex = 'x'\nentropy = 999\n", "rules.toml"),
+                                   RuleSet{}, &w);
+  EXPECT_EQ(s.rules[0].entropy, 999.0);
+  EXPECT_EQ(w, std::vector<std::string>{"rules.toml: rules[0] 'a': 'entropy' is 999, above the 8 bits a byte can "
+                                        "hold: the rule reports nothing"});
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\nentropy = -1\n"),
+            "rules.toml: rules[0] 'a': 'entropy' must be 0 or more bits per byte, got -1");
+}
+
 TEST(SecretsConfig, composite_rules_read_their_required_parts_and_skip_report) {
   const RuleSet s = load(R"toml(
 [[rules]]

@@ -59,8 +59,12 @@ void result_entry(std::string& b, const Finding& f, const RuleSet& rules) {
   b.append(",\n          \"ruleIndex\": ").append(std::to_string(rule_index(rules, f.rule)));
   b.append(",\n          \"level\": \"error\"");
   b.append(",\n          \"message\": {\"text\": ");
-  text(b, f.rule->id + " has detected a secret in " + f.file +
-              (f.commit.empty() ? std::string() : " at commit " + f.commit));
+  // gitleaks' words.
+  std::string message = f.rule->id;
+  message.append(" has detected secret for file ").append(f.file);
+  if (!f.commit.empty()) message.append(" at commit ").append(f.commit);
+  message.push_back('.');
+  text(b, message);
   b.append("},\n          \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
   text(b, path_uri(f.symlink_file.empty() ? f.file : f.symlink_file));  // gitleaks names the link
   b.append("}");

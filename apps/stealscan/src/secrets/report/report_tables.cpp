@@ -51,6 +51,7 @@ void xml_text(std::string& b, std::string_view raw) {
 }  // namespace
 
 std::string csv_report(const std::vector<Finding>& findings) {
+  if (findings.empty()) return {};  // as gitleaks: no header either
   std::string b =
       "RuleID,Commit,File,SymlinkFile,Secret,Match,StartLine,EndLine,StartColumn,EndColumn,"
       "Author,Message,Date,Email,Fingerprint,Tags\r\n";

@@ -161,7 +161,7 @@ void read_allowlists(const Fields& f, bool global, std::vector<Allowlist>& out, 
     out.push_back(read_allowlist(*a, f.where() + ": allowlist", global));
 }
 
-Rule read_rule(const toml::table& t, const std::string& name, std::size_t index) {
+Rule read_rule(const toml::table& t, const std::string& name, std::size_t index, ConfigWarnings& warnings) {
   const std::string at = name + ": rules[" + std::to_string(index) + "]";
   Rule r;
   r.id = Fields(t, at).string("id");
@@ -176,8 +176,10 @@ Rule read_rule(const toml::table& t, const std::string& name, std::size_t index)
     if (*g > 0) r.secret_group = static_cast<int>(*g);
   }
   r.entropy = f.number("entropy");
-  if (r.entropy && (*r.entropy < 0 || *r.entropy > 8))
-    f.fail("entropy", "must be between 0 and 8 bits per byte, got " + describe(*t.get("entropy")));
+  if (r.entropy && *r.entropy < 0) f.fail("entropy", "must be 0 or more bits per byte, got " + describe(*t.get("entropy")));
+  if (r.entropy && *r.entropy > 8)  // gitleaks takes it (a rule to disable one?)
+    warnings.push_back(r.where + ": 'entropy' is " + describe(*t.get("entropy")) +
+                       ", above the 8 bits a byte can hold: the rule reports nothing");
   for (std::string& k : f.strings("keywords")) {
     if (k.empty()) f.fail("keywords", "holds an empty string");
     r.keywords.push_back(ascii_lower(std::move(k)));
@@ -239,7 +241,7 @@ ParsedConfig parse_config(std::string_view text, const std::string& name) {
   std::unordered_map<std::string, std::size_t> seen;  // id -> its place in c.own.rules
   std::size_t i = 0;
   for (const toml::table* t : top.tables("rules", false)) {
-    Rule r = read_rule(*t, name, i++);
+    Rule r = read_rule(*t, name, i++, c.warnings);
     const auto [it, fresh] = seen.emplace(r.id, c.own.rules.size());
     if (fresh) {
       c.own.rules.push_back(std::move(r));

@@ -191,7 +191,9 @@ std::optional<git_oid> ref_commit(git_repository* repo, ObjectReader& reader, co
 
 // The loose ref files under the common directory's refs/ that libgit2 does
 // not list: it passes over a ref file it cannot parse without a word (as git
-// does, with a warning), which would hide the history behind it.
+// does, with a warning), which would hide the history behind it. A file
+// whose name is no ref name (`refs/.gitkeep`, a component starting with a
+// dot) is no ref to git either, and is passed over.
 void unlisted_ref_files(git_repository* repo, const std::vector<std::string>& listed,
                         std::vector<std::string>& errors) {
   namespace fs = std::filesystem;
@@ -200,6 +202,8 @@ void unlisted_ref_files(git_repository* repo, const std::vector<std::string>& li
   for (fs::recursive_directory_iterator it(common / "refs", ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->path().extension() == ".lock") continue;
     const std::string name = it->path().lexically_relative(common).generic_string();
+    int valid = 0;
+    if (git_reference_name_is_valid(&valid, name.c_str()) == 0 && valid == 0) continue;
     if (!std::binary_search(listed.begin(), listed.end(), name))
       errors.push_back("ref " + name + ": cannot read it: the file does not hold a ref");
   }
