@@ -187,24 +187,39 @@ TEST(SecretsReport, junit_lists_each_finding_as_a_failed_test_case_with_markup_e
   const ProcessResult r = secrets({"--format", "junit", t.path("data")});
   ASSERT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(r.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("tests=\"2\" failures=\"2\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n\t<testsuite failures=\"2\" name=\"stealscan\" tests=\"2\" time=\"\">\n"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("&lt;a&amp;b&gt;.txt"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("<a&b>"), std::string::npos) << r.out;
   std::size_t cases = 0;
   for (std::size_t at = r.out.find("<testcase "); at != std::string::npos; at = r.out.find("<testcase ", at + 1))
     ++cases;
   EXPECT_EQ(cases, 2u);
-  EXPECT_NE(r.out.find("</testsuites>\n"), std::string::npos);
+  const std::string tail = "</testcase>\n\t</testsuite>\n</testsuites>";  // no newline after, as gitleaks'
+  EXPECT_EQ(r.out.substr(r.out.size() - tail.size()), tail);
   // As gitleaks: the rule's description as the failure's type and the case's
-  // class, gitleaks' message as its name.
+  // class, gitleaks' message as its name, the finding as Go's indented JSON,
+  // in Go's XML escapes.
   EXPECT_NE(r.out.find("<failure message=\"github-pat has detected a secret in file " + t.path("data") +
                        "/&lt;a&amp;b&gt;.txt, line 1.\" type=\"GitHub personal access token (classic)\">"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("<testcase classname=\"GitHub personal access token (classic)\" name=\"github-pat has "
-                       "detected a secret in file "),
+  EXPECT_NE(r.out.find("\t\t<testcase classname=\"GitHub personal access token (classic)\" file=\"" + t.path("data") +
+                       "/&lt;a&amp;b&gt;.txt\" name=\"github-pat has detected a secret in file "),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find(">{&#xA;&#x9;&#34;RuleID&#34;: &#34;github-pat&#34;,&#xA;&#x9;&#34;Description&#34;: "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("&#34;Tags&#34;: [&#xA;&#x9;&#x9;&#34;github&#34;,&#xA;&#x9;&#x9;&#34;token&#34;&#xA;&#x9;],"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("/\\u003ca\\u0026b\\u003e.txt:github-pat:1&#34;&#xA;}</failure>"), std::string::npos) << r.out;
+  // No findings: an empty suite on one line.
+  t.write("clean/a.txt", "nothing\n");
+  const ProcessResult clean = secrets({"--format", "junit", t.path("clean")});
+  EXPECT_EQ(clean.out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n\t<testsuite failures=\"0\" "
+                       "name=\"stealscan\" tests=\"0\" time=\"\"></testsuite>\n</testsuites>");
 }
 
 TEST(SecretsReport, a_report_that_cannot_be_written_to_stdout_is_an_error) {

@@ -33,11 +33,12 @@ void xml_text(std::string& b, std::string_view raw) {
       case '&': b.append("&amp;"); break;
       case '<': b.append("&lt;"); break;
       case '>': b.append("&gt;"); break;
-      case '"': b.append("&quot;"); break;
-      case '\'': b.append("&apos;"); break;
-      case '\n': b.append("&#10;"); break;
-      case '\r': b.append("&#13;"); break;
-      case '\t': b.append("&#9;"); break;
+      // As Go's encoding/xml writes them (gitleaks' JUnit report).
+      case '"': b.append("&#34;"); break;
+      case '\'': b.append("&#39;"); break;
+      case '\n': b.append("&#xA;"); break;
+      case '\r': b.append("&#xD;"); break;
+      case '\t': b.append("&#x9;"); break;
       default:
         if (c < 0x20 || c == 0x7f) {
           b.append("\xEF\xBF\xBD");
@@ -81,56 +82,90 @@ std::string csv_report(const std::vector<Finding>& findings) {
   return b;
 }
 
-// One test case per finding, each failed: a CI test-report viewer lists the
-// findings as failures with the rule and place in their names.
+// A JSON string as Go's encoding/json writes it: also <, > and & escaped.
+void go_json_string(std::string& b, std::string_view v) {
+  std::string plain;
+  append_json_bytes(plain, v);
+  for (const char c : plain) {
+    if (c == '<') b.append("\\u003c");
+    else if (c == '>') b.append("\\u003e");
+    else if (c == '&') b.append("\\u0026");
+    else b.push_back(c);
+  }
+}
+
+// The finding as gitleaks' JUnit failure holds it: Go's json.MarshalIndent
+// of its Finding, tab-indented, in its field order.
+std::string finding_go_json(const Finding& f) {
+  std::string b = "{\n";
+  const auto str = [&](std::string_view k, std::string_view v) {
+    b.append("\t\"").append(k).append("\": ");
+    go_json_string(b, v);
+    b.append(",\n");
+  };
+  const auto num = [&](std::string_view k, std::string_view v) {
+    b.append("\t\"").append(k).append("\": ").append(v).append(",\n");
+  };
+  str("RuleID", f.rule->id);
+  str("Description", f.rule->description);
+  num("StartLine", std::to_string(f.start_line));
+  num("EndLine", std::to_string(f.end_line));
+  num("StartColumn", std::to_string(f.start_column));
+  num("EndColumn", std::to_string(f.end_column));
+  str("Match", f.match);
+  str("Secret", f.secret);
+  str("File", f.file);
+  str("SymlinkFile", f.symlink_file);
+  str("Commit", f.commit);
+  num("Entropy", entropy_text(f.entropy));
+  str("Author", f.author);
+  str("Email", f.email);
+  str("Date", f.date);
+  str("Message", f.message);
+  const std::vector<std::string> tags = f.tags();
+  b.append("\t\"Tags\": [");
+  for (std::size_t i = 0; i < tags.size(); ++i) {
+    b.append(i == 0 ? "\n\t\t" : ",\n\t\t");
+    go_json_string(b, tags[i]);
+  }
+  b.append(tags.empty() ? "],\n" : "\n\t],\n");
+  b.append("\t\"Fingerprint\": ");
+  go_json_string(b, f.fingerprint());
+  b.append("\n}");
+  return b;
+}
+
+// One test case per finding, each failed, in gitleaks' layout (its JUnit
+// report, byte for byte but for the suite's name): the rule's description as
+// class and failure type, gitleaks' message as name and failure message, the
+// finding as JSON in the failure.
 std::string junit_report(const std::vector<Finding>& findings) {
   const std::string n = std::to_string(findings.size());
   std::string b = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
-  b.append("  <testsuite name=\"stealscan secrets\" tests=\"").append(n);
-  b.append("\" failures=\"").append(n).append("\" errors=\"0\">\n");
+  b.append("\t<testsuite failures=\"").append(n).append("\" name=\"stealscan\" tests=\"").append(n);
+  b.append("\" time=\"\">");
   for (const Finding& f : findings) {
-    // gitleaks' test case: its name and failure message, the rule's
-    // description as classname and failure type.
     std::string message = f.rule->id;
     message.append(" has detected a secret in file ").append(f.file).append(", line ");
     message.append(std::to_string(f.start_line));
     if (!f.commit.empty()) message.append(", at commit ").append(f.commit);
     message.push_back('.');
-    b.append("    <testcase classname=\"");
+    b.append("\n\t\t<testcase classname=\"");
     xml_text(b, f.rule->description);
-    b.append("\" name=\"");
-    xml_text(b, message);
     b.append("\" file=\"");
     xml_text(b, f.file);
-    b.append("\">\n      <failure message=\"");
+    b.append("\" name=\"");
+    xml_text(b, message);
+    b.append("\" time=\"\">\n\t\t\t<failure message=\"");
     xml_text(b, message);
     b.append("\" type=\"");
     xml_text(b, f.rule->description);
     b.append("\">");
-    // Built piece by piece: g++ 12 -O3 warns (-Wrestrict, a false positive)
-    // on a chain of "literal" + std::string.
-    std::string detail;
-    const auto line = [&detail](std::string_view name, std::string_view value) {
-      if (!detail.empty()) detail.push_back('\n');
-      detail.append(name).append(": ").append(value);
-    };
-    line("File", f.file);
-    line("Line", std::to_string(f.start_line));
-    line("Column", std::to_string(f.start_column));
-    line("Secret", f.secret);
-    line("Match", f.match);
-    line("Entropy", entropy_text(f.entropy));
-    line("Fingerprint", f.fingerprint());
-    if (!f.commit.empty()) {
-      line("Commit", f.commit);
-      line("Author", f.author);
-      line("Email", f.email);
-      line("Date", f.date);
-    }
-    xml_text(b, detail);
-    b.append("</failure>\n    </testcase>\n");
+    xml_text(b, finding_go_json(f));
+    b.append("</failure>\n\t\t</testcase>");
   }
-  b.append("  </testsuite>\n</testsuites>\n");
+  if (!findings.empty()) b.append("\n\t");
+  b.append("</testsuite>\n</testsuites>");
   return b;
 }
 
