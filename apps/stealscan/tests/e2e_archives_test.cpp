@@ -13,6 +13,7 @@
 
 #include "sources/archive/archive_magic.hpp"
 #include "support/archive_writer.hpp"
+#include "support/git_repo.hpp"
 #include "support/mini_json.hpp"
 #include "support/run_process.hpp"
 #include "support/temp_tree.hpp"
@@ -93,6 +94,25 @@ TEST(Archives, each_type_is_read_and_the_secret_found_as_archive_bang_member) {
   EXPECT_EQ(f["Secret"].str, kGithub);
   EXPECT_TRUE(has(r.err, "13 archives, 13 archive members")) << r.err;
   EXPECT_TRUE(has(r.err, "in 14 files (14 scanned")) << r.err;
+}
+
+TEST(Archives, archives_committed_to_git_history_are_opened_with_the_blobs_commit) {
+  TempTree t;
+  TestRepo repo(t.path("repo"));
+  const std::vector<Member> tree{{"dir/inner.txt", kSecretText}};
+  const git_oid c1 = repo.commit({{"README.md", "hello\n"}}, {}, "one", "main");
+  const git_oid c2 = repo.commit({{"README.md", "hello\n"},
+                                  {"dist/app.tar.gz", make_archive(Format::tar, Filter::gzip, tree)},
+                                  {"dist/x.env.gz", make_archive(Format::raw, Filter::gzip, {{"data", kSecretText}})}},
+                                 {c1}, "two", "main");
+  const ProcessResult r = secrets({"--git", t.path("repo")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(summary(r, ""), (Lines{"dist/app.tar.gz!dir/inner.txt:github-pat:3:11", "dist/x.env.gz:github-pat:3:11"}));
+  for (const Json& f : parse_json(r.out).items) EXPECT_EQ(f["Commit"].str, TestRepo::hex(c2));
+  EXPECT_TRUE(has(r.err, "2 archives (2 archive members)")) << r.err;
+  // --no-archives: the compressed blobs are binary, skipped.
+  const ProcessResult off = secrets({"--git", "--no-archives", t.path("repo")});
+  EXPECT_EQ(off.status, 0) << off.err;
 }
 
 TEST(Archives, archives_are_found_by_their_bytes_not_their_names) {

@@ -49,6 +49,31 @@ struct GitWorkerOut {
   GitLive live;
 };
 
+// An archive member of a blob, scanned as the blob itself is (its findings
+// carry the blob's commit).
+class MemberWork final : public FileWork {
+ public:
+  MemberWork(const Detector& d, Detector::Scratch& scratch, std::vector<Finding>& out, std::string_view commit,
+             bool redact)
+      : d_(d), scratch_(scratch), out_(out), commit_(commit), redact_(redact) {}
+  std::uint64_t on_file(std::string_view path, std::string_view bytes) override {
+    const std::size_t before = out_.size();
+    d_.scan(path, bytes, scratch_, out_, commit_);
+    for (std::size_t f = before; f < out_.size(); ++f) {
+      out_[f].commit = commit_;
+      if (redact_) redact(out_[f]);
+    }
+    return out_.size() - before;
+  }
+
+ private:
+  const Detector& d_;
+  Detector::Scratch& scratch_;
+  std::vector<Finding>& out_;
+  std::string_view commit_;
+  bool redact_;
+};
+
 // The scratch: this worker's own repository handle (libgit2 handles are not
 // shared between threads), its object database, its object reader over both
 // the packs and that database, its diff buffers and Detector scratch.
@@ -58,6 +83,8 @@ struct GitWorker {
   std::unique_ptr<git::ObjectReader> objects;
   std::unique_ptr<git::DiffScratch> diff;
   std::unique_ptr<Detector::Scratch> detector;
+  std::unique_ptr<Tally> archive_tally;      // the ArchiveScanner's counters
+  std::unique_ptr<ArchiveScanner> archives;  // null: archives not opened
   GitWorkerOut* out;
 };
 
@@ -91,6 +118,10 @@ Exec start(const Shared& sh, std::vector<GitWorkerOut>& outs, Runner runner) {
     w.objects = std::make_unique<git::ObjectReader>(sh.packs, w.odb.get());
     w.diff = std::make_unique<git::DiffScratch>();
     w.detector = std::make_unique<Detector::Scratch>(sh.detector);
+    if (sh.settings.archives) {
+      w.archive_tally = std::make_unique<Tally>();
+      w.archives = std::make_unique<ArchiveScanner>(*sh.settings.archives, sh.diag, *w.archive_tally);
+    }
     w.out = &outs[id];
     return w;
   };
@@ -156,13 +187,25 @@ std::uint64_t scan_blob(const Shared& sh, std::size_t i, GitWorker& w) {
     }
     const std::string_view bytes = blob.bytes;
     c.bytes += bytes.size();
+    const std::vector<std::string>& skip = sh.settings.skip_paths;
+    if (!skip.empty() && std::find(skip.begin(), skip.end(), e.path) != skip.end()) return bytes.size();
+    if (w.archives != nullptr) {  // before the binary check: archives hold NULs
+      std::vector<Finding>& out = w.out->findings;
+      const std::size_t before = out.size();
+      const std::uint64_t members = w.archive_tally->archive_members.load(std::memory_order_relaxed);  // ours alone
+      MemberWork work(sh.detector, *w.detector, out, commit.view(), sh.settings.redact);
+      if (w.archives->scan_if_archive(e.path, bytes, work)) {
+        ++c.archives;
+        c.members += w.archive_tally->archive_members.load(std::memory_order_relaxed) - members;
+        if (out.size() > before) ++c.matched;
+        return bytes.size();
+      }
+    }
     if (!sh.settings.binary_as_text && looks_binary(bytes)) {
       ++c.binary;
       return bytes.size();
     }
     ++c.scanned;
-    const std::vector<std::string>& skip = sh.settings.skip_paths;
-    if (!skip.empty() && std::find(skip.begin(), skip.end(), e.path) != skip.end()) return bytes.size();
     std::vector<Finding>& out = w.out->findings;
     const std::size_t before = out.size();
     sh.detector.scan(e.path, bytes, *w.detector, out, commit.view());
@@ -228,6 +271,8 @@ GitCounts& GitCounts::operator+=(const GitCounts& o) noexcept {
   binary += o.binary;
   too_large += o.too_large;
   matched += o.matched;
+  archives += o.archives;
+  members += o.members;
   errors += o.errors;
   return *this;
 }

@@ -12,12 +12,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "output/diagnostics.hpp"
 #include "secrets/detect/detector.hpp"
 #include "sources/git/history.hpp"
+#include "sources/archive/archive_scanner.hpp"
 #include "sources/git/pack_file.hpp"
 
 namespace stealscan::secrets {
@@ -46,6 +48,9 @@ struct GitScanSettings {
   // Blob paths whose findings are not reported (the rule file in use, a
   // baseline: OwnFiles::inside()).
   std::vector<std::string> skip_paths;
+  // Archives committed to the history are opened as on disk (their members
+  // shown as BLOB_PATH!MEMBER); none: scanned as files (binary: skipped).
+  std::optional<ArchiveSettings> archives;
   GitYieldPolicy yield;
 };
 
@@ -61,6 +66,8 @@ struct GitCounts {
   std::uint64_t binary = 0;
   std::uint64_t too_large = 0;
   std::uint64_t matched = 0;     // blobs with a finding
+  std::uint64_t archives = 0;    // blobs opened as archives
+  std::uint64_t members = 0;     // archive members scanned in them
   std::uint64_t errors = 0;
   GitCounts& operator+=(const GitCounts& o) noexcept;
 };

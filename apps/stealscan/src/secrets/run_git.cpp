@@ -34,6 +34,9 @@ std::string summary(const git::History& h, const GitCounts& c, std::size_t findi
   return plural(findings, "finding", "findings") + more + trouble + " in " + plural(c.matched, "blob", "blobs") + " (" +
          plural(h.commits.size(), "commit", "commits") + ", " + plural(c.unique_blobs, "unique blob", "unique blobs") +
          ": " + std::to_string(c.scanned) + " scanned (" + std::to_string(c.bytes) + " bytes read), " +
+         (c.archives > 0 ? plural(c.archives, "archive", "archives") + " (" +
+                               plural(c.members, "archive member", "archive members") + "), "
+                         : std::string()) +
          std::to_string(c.binary) + " binary and " +
          std::to_string(c.too_large) + " too large skipped; " + plural(c.diff_tasks, "diff task", "diff tasks") +
          ", " + plural(c.scan_tasks, "scan task", "scan tasks") + ", " + plural(c.yields, "yield", "yields") + ", " +
@@ -97,6 +100,9 @@ int git_secrets_main(const SecretsCommand& cmd, const Detector& detector, const 
     s.redact = cmd.redact;
     s.progress = !cmd.no_progress && ::isatty(STDERR_FILENO) == 1;
     if (const char* workdir = git_repository_workdir(repo.get())) s.skip_paths = own.inside(workdir);
+    if (cmd.archive_depth > 0)
+      s.archives = ArchiveSettings{cmd.archive_depth, cmd.archive_max_entry_size.value_or(cmd.max_filesize),
+                                   cmd.archive_max_size, cmd.binary_as_text};
     result = scan_git_history(s, packs, history, detector, diag);
     fill_commit_fields(repo.get(), result.findings);
   } catch (const git::GitError& e) {
