@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -304,6 +305,43 @@ TEST(SecretsReport, with_follow_a_linked_file_is_reported_at_its_target_with_the
   // Without -L the link is not followed.
   const ProcessResult plain = secrets({"-f", "json", t.path("data")});
   EXPECT_EQ(json::parse(plain.out).size(), 1u) << plain.out;
+}
+
+TEST(SecretsReport, gitleaks_options_do_what_gitleaks_does_with_them) {
+  TempTree t;
+  plant(t);  // github-pat in "dir one/a.py" line 2, aws-access-key-id in b.ini
+  t.write("data/allowed.txt", "K = \"" + kGithub2 + "\"  # gitleaks:allow\n");
+  // --report-format, --report-path, and the presentation options taken as they are.
+  const ProcessResult r = secrets({"--report-format", "json", "--report-path", t.path("out.json"), "-v", "--no-banner",
+                                   "--no-color", "--log-level", "info", t.path("data")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  std::ifstream written(t.path("out.json"));
+  EXPECT_EQ(json::parse(written).size(), 2u);
+  // --exit-code: the status for findings; none still give 0.
+  EXPECT_EQ(secrets({"--exit-code", "3", t.path("data")}).status, 3);
+  t.write("clean/a.txt", "nothing\n");
+  EXPECT_EQ(secrets({"--exit-code", "3", t.path("clean")}).status, 0);
+  // --enable-rule: that rule alone; an unknown one is named.
+  const ProcessResult one = secrets({"-f", "json", "--enable-rule", "aws-access-key-id", t.path("data")});
+  ASSERT_EQ(json::parse(one.out).size(), 1u) << one.out;
+  EXPECT_EQ(json::parse(one.out)[0]["RuleID"], "aws-access-key-id");
+  const ProcessResult unknown = secrets({"--enable-rule", "no-such-rule", t.path("data")});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("--enable-rule names no rule: \"no-such-rule\""), std::string::npos) << unknown.err;
+  // --ignore-gitleaks-allow: the allowed line is reported too.
+  EXPECT_EQ(json::parse(secrets({"-f", "json", "--ignore-gitleaks-allow", t.path("data")}).out).size(), 3u);
+  // --gitleaks-ignore-path: that directory's .gitleaksignore.
+  t.write("ignores/.gitleaksignore", t.path("data") + "/b.ini:aws-access-key-id:1\n");
+  const ProcessResult ignored = secrets({"-f", "json", "--gitleaks-ignore-path", t.path("ignores"), t.path("data")});
+  ASSERT_EQ(json::parse(ignored.out).size(), 1u) << ignored.out;
+  EXPECT_EQ(json::parse(ignored.out)[0]["RuleID"], "github-pat");
+  // --max-target-megabytes: gitleaks' 10^6-byte megabytes.
+  t.write("big/a.txt", std::string(1'500'000, 'x') + "\n" + kAws + "\n");
+  EXPECT_EQ(secrets({"--max-target-megabytes", "1", t.path("big")}).status, 0);
+  EXPECT_EQ(secrets({"--max-target-megabytes", "2", t.path("big")}).status, 1);
+  const ProcessResult bad = secrets({"--log-level", "loud", t.path("data")});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("invalid --log-level 'loud'"), std::string::npos) << bad.err;
 }
 
 TEST(SecretsReport, unknown_format_is_refused_naming_it) {

@@ -118,13 +118,18 @@ Suppressions choose_suppressions(const SecretsCommand& cmd, const RuleSet& rules
   for (const std::string& b : cmd.baselines) known.add_baseline_file(b);
   for (const std::string& f : cmd.fingerprints) known.add_fingerprint_file(f);
   if (!cmd.fingerprints.empty()) return known;
+  if (cmd.gitleaks_ignore_path) {  // in place of each operand's .gitleaksignore
+    struct stat st;
+    const std::string& p = *cmd.gitleaks_ignore_path;
+    known.add_fingerprint_file(::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? p + "/.gitleaksignore" : p);
+  }
   std::unordered_set<std::string> ids;
   for (const Rule& r : rules.rules) ids.insert(r.id);
   for (const std::string& p : cmd.paths) {
     struct stat st;
     if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
     const std::string gitleaks = p + "/.gitleaksignore";
-    if (::access(gitleaks.c_str(), F_OK) == 0) known.add_fingerprint_file(gitleaks);
+    if (!cmd.gitleaks_ignore_path && ::access(gitleaks.c_str(), F_OK) == 0) known.add_fingerprint_file(gitleaks);
     known.add_shared_ignore_file(p + "/.stealscanignore", ids);
   }
   return known;
@@ -144,6 +149,39 @@ std::string summary(const Totals& t, std::size_t findings, std::size_t known) {
   return s;
 }
 
+// --enable-rule: only the rules named (each must be one), and the rules they
+// require, those reported only as parts.
+RuleSet only_enabled(RuleSet rules, const std::vector<std::string>& ids) {
+  if (ids.empty()) return rules;
+  std::unordered_set<std::string> wanted(ids.begin(), ids.end());
+  std::unordered_set<std::string> parts;
+  for (const Rule& r : rules.rules) {
+    if (wanted.count(r.id) == 0) continue;
+    for (const Required& q : r.required) parts.insert(q.id);
+  }
+  for (const std::string& id : ids)
+    if (std::none_of(rules.rules.begin(), rules.rules.end(), [&](const Rule& r) { return r.id == id; }))
+      throw ConfigError("--enable-rule names no rule: \"" + id + "\"");
+  RuleSet out;
+  out.allowlists = std::move(rules.allowlists);
+  for (Rule& r : rules.rules) {
+    if (wanted.count(r.id) == 0 && parts.count(r.id) == 0) continue;
+    if (wanted.count(r.id) == 0) r.skip_report = true;
+    out.rules.push_back(std::move(r));
+  }
+  // A global allowlist aimed only at rules that are gone goes too.
+  std::unordered_set<std::string> kept;
+  for (const Rule& r : out.rules) kept.insert(r.id);
+  std::erase_if(out.allowlists, [&](Allowlist& a) {
+    if (a.target_rules.empty()) return false;
+    std::erase_if(a.target_rules, [&](const std::string& id) { return kept.count(id) == 0; });
+    return a.target_rules.empty();
+  });
+  return out;
+}
+
+int scan_main(SecretsCommand& cmd, Diagnostics& diag);
+
 }  // namespace
 
 int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
@@ -158,6 +196,13 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
     std::cout << kSecretsUsage;
     return kNoFindings;
   }
+  const int status = scan_main(cmd, diag);
+  return status == kFindings ? cmd.exit_code : status;  // --exit-code, as gitleaks'
+}
+
+namespace {
+
+int scan_main(SecretsCommand& cmd, Diagnostics& diag) {
   if (cmd.check_rules) return check_rules_main(*cmd.check_rules, std::cout, diag);
   if (cmd.paths.empty()) cmd.paths.push_back(".");
   if (!check_operands(cmd.paths, diag)) return kError;
@@ -167,12 +212,13 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   try {
     bool from_file = false;
     ConfigWarnings warnings;
-    RuleSet rules = choose_rules(cmd, from_file, warnings, own);
+    RuleSet rules = only_enabled(choose_rules(cmd, from_file, warnings, own), cmd.enabled_rules);
     for (const std::string& b : cmd.baselines) own.add(b);
     for (const std::string& w : warnings) diag.message("warning: " + w);
     DetectorOptions options;
     options.decode_depth = cmd.decode_depth;
     options.keyword_scope = cmd.keyword_scope;
+    options.inline_allows = cmd.inline_allows;
     if (!cmd.no_cache) options.cache = DatabaseCache::from_environment();
     options.compile_now = from_file;
     detector = std::make_unique<Detector>(std::move(rules), std::move(options));
@@ -222,5 +268,7 @@ int secrets_main(const std::vector<std::string>& args, Diagnostics& diag) {
   if (totals.errors > 0) return kError;
   return findings.empty() ? kNoFindings : kFindings;
 }
+
+}  // namespace
 
 }  // namespace stealscan::secrets

@@ -93,16 +93,23 @@ Performance and reporting:
                             $XDG_CACHE_HOME/stealscan, else ~/.cache/stealscan)
   -h, --help                this text
 
+gitleaks' options, for its CI jobs: -f/--report-format, -r/--report-path,
+--baseline-path, --exit-code N (the status for findings), --max-decode-depth,
+--max-archive-depth, --max-target-megabytes N, --enable-rule ID (only that
+rule; repeatable), --gitleaks-ignore-path PATH, --ignore-gitleaks-allow; and,
+taken without effect, -v/--verbose, --no-banner, --no-color, --log-level L.
+
 A line holding "stealscan:allow" (or "gitleaks:allow") is never reported.
-Exit status: 0 no finding, 1 findings, 2 an error (a bad option or config, a
-missing path, an unreadable file), also when there were findings. A corrupt
-archive or a limit reached is a warning on stderr and does not change it.
+Exit status: 0 no finding, 1 findings (or --exit-code), 2 an error (a bad
+option or config, a missing path, an unreadable file), also when there were
+findings. A corrupt archive or a limit reached is a warning on stderr and does
+not change it.
 )";
 
 namespace {
 
 // Short options that take a value, which may be glued to them ("-j4").
-constexpr std::string_view kShortWithValue = "cfogjb";
+constexpr std::string_view kShortWithValue = "cfogjbr";
 // Deeper nesting is no real archive's; each level keeps a member's buffer.
 constexpr std::uint64_t kMaxArchiveDepth = 16;
 
@@ -123,13 +130,38 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       c.config = value();
     } else if (name == "--check-rules") {
       c.check_rules = value();
-    } else if (name == "-f" || name == "--format") {
+    } else if (name == "-f" || name == "--format" || name == "--report-format") {
       const std::string v = value();
       const std::optional<ReportFormat> format = report_format_named(v);
       if (!format) throw UsageError("invalid " + name + " '" + v + "': expected text, json, sarif, csv or junit");
       c.format = *format;
-    } else if (name == "-o" || name == "--output") {
+    } else if (name == "-o" || name == "--output" || name == "-r" || name == "--report-path") {
       c.output = value();
+    } else if (name == "--exit-code") {
+      c.exit_code = static_cast<int>(parse_count(name, value(), 0, 255));
+    } else if (name == "--max-decode-depth") {
+      c.decode_depth = static_cast<unsigned>(parse_count(name, value(), 0, 8));
+    } else if (name == "--max-archive-depth") {
+      c.archive_depth = static_cast<unsigned>(parse_count(name, value(), 0, kMaxArchiveDepth));
+    } else if (name == "--max-target-megabytes") {
+      // gitleaks' megabytes are 10^6 bytes; 0 is its "no limit".
+      const std::uint64_t mb = parse_count(name, value(), 0, 1'000'000);
+      c.max_filesize = mb == 0 ? std::uint64_t{1} << 40 : mb * 1'000'000;
+    } else if (name == "--enable-rule") {
+      c.enabled_rules.push_back(value());
+    } else if (name == "--gitleaks-ignore-path") {
+      c.gitleaks_ignore_path = value();
+    } else if (name == "--ignore-gitleaks-allow") {
+      bool on = false;
+      flag(on);
+      c.inline_allows = false;
+    } else if (name == "-v" || name == "--verbose" || name == "--no-banner" || name == "--no-color") {
+      bool on = false;
+      flag(on);  // gitleaks' presentation: nothing to change here
+    } else if (name == "--log-level") {
+      const std::string v = value();
+      if (v != "trace" && v != "debug" && v != "info" && v != "warn" && v != "error" && v != "fatal")
+        throw UsageError("invalid " + name + " '" + v + "': expected trace, debug, info, warn, error or fatal");
     } else if (name == "-b" || name == "--baseline" || name == "--baseline-path") {
       c.baselines.push_back(value());
     } else if (name == "--fingerprints") {

@@ -20,6 +20,10 @@ struct SecretsCommand {
   std::vector<std::string> paths;     // empty: "."
   std::optional<std::string> config;  // --config; else .stealscan.toml or the defaults
   std::optional<std::string> check_rules;  // --check-rules FILE: check, do not scan
+  int exit_code = 1;                       // --exit-code: the status when there are findings
+  std::vector<std::string> enabled_rules;  // --enable-rule: only these rule ids (none: all)
+  bool inline_allows = true;               // false: --ignore-gitleaks-allow
+  std::optional<std::string> gitleaks_ignore_path;  // a .gitleaksignore, or a directory holding one
   ReportFormat format = ReportFormat::text;
   std::string output = "-";  // --output; "-" is stdout
   bool redact = false;

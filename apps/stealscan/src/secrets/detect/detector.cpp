@@ -92,6 +92,7 @@ Detector::Detector(RuleSet rules, DetectorOptions options)
       prefilter_(prefilter_regexes(rules_, options.regex_prefilter, false), options.cache),
       all_(prefilter_regexes(rules_, options.regex_prefilter, true), options.cache, options.prefilter_all_after),
       prefilter_all_(options.regex_prefilter),
+      inline_allows_(options.inline_allows),
       decode_depth_(options.decode_depth),
       keyword_scope_(options.keyword_scope) {
   std::unordered_map<std::string_view, std::size_t> by_id;
@@ -316,13 +317,13 @@ void Detector::scan_range(const Compiled& c, std::string_view path, std::string_
     if (c.rule->entropy && entropy < *c.rule->entropy) continue;
     const std::string_view line_text = lines.lines().lines(begin, end);
     if (allowed(c, Candidate{path, match_text, secret_text, line_text, commit, &s.line_verdicts_})) continue;
-    if (lines.any(begin, end)) continue;
+    if (inline_allows_ && lines.any(begin, end)) continue;
     // A decoded match is placed at its blob, whose lines may allow it too.
     InlineAllows& place_allows = blob != nullptr ? *blob->file_lines : lines;
     LineIndex& place = place_allows.lines();
     const std::size_t from_at = blob != nullptr ? blob->begin : begin;
     const std::size_t to_at = blob != nullptr ? blob->end : end;
-    if (blob != nullptr && place_allows.any(from_at, to_at)) continue;
+    if (inline_allows_ && blob != nullptr && place_allows.any(from_at, to_at)) continue;
     Finding f;
     f.rule = c.rule;
     f.file = path;

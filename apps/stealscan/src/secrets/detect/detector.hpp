@@ -44,6 +44,9 @@ struct DetectorOptions {
   // rule's regex goes through the prefilter, those with keywords too
   // (deferred_prefilter.hpp; 0: from the first text).
   std::uint64_t prefilter_all_after = std::uint64_t{64} << 20;
+  // Whether "stealscan:allow" / "gitleaks:allow" on a line drops its findings
+  // (false: --ignore-gitleaks-allow).
+  bool inline_allows = true;
 };
 
 class Detector {
@@ -122,6 +125,7 @@ class Detector {
   RegexPrefilter prefilter_;  // the keyword-less rules' regexes, one scan for all
   DeferredPrefilter all_;     // every rule's regex, once enough has been scanned
   bool prefilter_all_;        // options.regex_prefilter
+  bool inline_allows_;        // options.inline_allows
   unsigned decode_depth_;
   KeywordScope keyword_scope_;
 };
