@@ -69,7 +69,7 @@ void scan_and_check(std::string_view path, std::string_view text) {
     FUZZ_CHECK(f.rule != nullptr);
     FUZZ_CHECK(f.start_line <= f.end_line);
     FUZZ_CHECK(f.end_line <= lines);
-    if (f.start_line != 0 && f.decoded.empty()) FUZZ_CHECK(text.find(f.match) != std::string_view::npos);
+    if (f.start_line != 0 && f.decode_tags.empty()) FUZZ_CHECK(text.find(f.match) != std::string_view::npos);
   }
   FUZZ_CHECK(brief(keywordless(true), path, text) == brief(keywordless(false), path, text));
 }

@@ -475,7 +475,8 @@ TEST(SecretsDecode, a_secret_in_a_base64_blob_is_found_at_the_blob_and_tagged) {
   const ProcessResult r = secrets({"-f", "json", t.path("data")});
   ASSERT_EQ(r.status, 1) << r.err;
   const std::string where = "secret.yaml:github-pat:3:10-" + std::to_string(9 + blob.size()) + "=";
-  EXPECT_EQ(brief(r, t.path("data")), std::vector<std::string>{where + kGithub + " [github token decoded:base64]"});
+  EXPECT_EQ(brief(r, t.path("data")),
+            std::vector<std::string>{where + kGithub + " [github token decoded:base64 decode-depth:1]"});
 }
 
 TEST(SecretsDecode, base64_inside_base64_is_found_to_the_decode_depth_only) {

@@ -10,6 +10,9 @@
 
 #include "secrets/detect/base64.hpp"
 #include "secrets/detect/base64_blobs.hpp"
+#include "secrets/detect/decode_splice.hpp"
+#include "secrets/detect/detector.hpp"
+#include "secrets/rules/config_loader.hpp"
 #include "sources/utf16.hpp"
 
 namespace stealscan::secrets {
@@ -105,10 +108,144 @@ TEST(Base64Blobs, random_texts_give_the_blobs_a_plain_scan_gives) {
   EXPECT_GT(found, 1000U);  // the texts do hold blobs
 }
 
-TEST(Base64Blobs, decoded_text_is_told_from_binary) {
-  EXPECT_TRUE(decoded_is_text("export TOKEN=abc\n"));
-  EXPECT_FALSE(decoded_is_text(std::string("\x01\x89\xff\x10 abc", 8)));
-  EXPECT_FALSE(decoded_is_text(""));
+// ---- Decoding passes (decode_splice.hpp) --------------------------------
+
+std::string b64(std::string_view s) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 3 <= s.size(); i += 3) {
+    const unsigned v = (static_cast<unsigned char>(s[i]) << 16) | (static_cast<unsigned char>(s[i + 1]) << 8) |
+                       static_cast<unsigned char>(s[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out.push_back(kAlphabet[(v >> k) & 63]);
+  }
+  if (i < s.size()) {
+    unsigned v = static_cast<unsigned char>(s[i]) << 16;
+    if (i + 1 < s.size()) v |= static_cast<unsigned char>(s[i + 1]) << 8;
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+    out += i + 1 < s.size() ? std::string(1, kAlphabet[(v >> 6) & 63]) + "=" : "==";
+  }
+  return out;
+}
+
+std::string hex_of(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    static const char* kDigits = "0123456789abcdef";
+    out.push_back(kDigits[static_cast<unsigned char>(c) >> 4]);
+    out.push_back(kDigits[static_cast<unsigned char>(c) & 15]);
+  }
+  return out;
+}
+
+// One pass over `text`, as the file.
+SplicedText pass1(std::string_view text) {
+  SplicedText out;
+  EXPECT_TRUE(decode_pass(text, file_pieces(text.size()), 1, out)) << text;
+  return out;
+}
+
+TEST(DecodeSplice, each_kind_is_decoded_in_place_and_mapped_back_to_its_encoded_span) {
+  const std::string enc = b64("password=hunter2hunter2");  // 32 characters
+  const std::string text = "x: " + enc + " # end";
+  const SplicedText s = pass1(text);
+  EXPECT_EQ(s.text, "x: password=hunter2hunter2 # end");
+  // A match inside the decoded text lies at the whole encoded span; one in
+  // the plain text around it where it is.
+  EXPECT_EQ(s.file_begin(3 + 9), 3u);
+  EXPECT_EQ(s.file_end(3 + 23), 3 + enc.size());
+  EXPECT_EQ(s.file_begin(1), 1u);
+  EXPECT_EQ(s.file_end(s.text.size()), text.size());
+  EXPECT_EQ(s.decoded_by(1, 3, 10), kBase64);
+  EXPECT_EQ(s.decoded_by(1, 0, 2), 0);  // plain text only
+
+  EXPECT_EQ(pass1("k=" + hex_of("decoded-secret-value")).text, "k=decoded-secret-value");
+  EXPECT_EQ(pass1("secret%3dvalue%21 tail").text, "secret=value! tail");  // first to last %XX of the line
+  EXPECT_EQ(pass1("a%41b\nc%43d").text, "aAb\ncCd");                     // per line
+}
+
+TEST(DecodeSplice, what_would_not_decode_to_printable_text_is_left_alone) {
+  SplicedText out;
+  for (const std::string& text :
+       {std::string("an_identifier_without_digits_here"),          // no digit nor + / - _... but '_': tried, not text
+        std::string("deadbeefdeadbeefdeadbeefdeadbeef00"),          // hex, not printable
+        std::string("%00%01"),                                       // percent to control bytes
+        std::string("short_b64_12"),                                 // under 16
+        std::string("plain words only")})
+    EXPECT_FALSE(decode_pass(text, file_pieces(text.size()), 1, out)) << text << " -> " << out.text;
+}
+
+TEST(DecodeSplice, a_second_pass_maps_through_the_first_and_carries_its_encodings) {
+  // percent hides an '=' before a hex value: pass 1 decodes the percent,
+  // pass 2 the hex; the hex piece goes through both encodings.
+  const std::string text = "secret%3d" + hex_of("decoded-secret-value") + "\n";
+  const SplicedText one = pass1(text);
+  EXPECT_EQ(one.text, "secret=" + hex_of("decoded-secret-value") + "\n");
+  SplicedText two;
+  ASSERT_TRUE(decode_pass(one.text, one.pieces, 2, two));
+  EXPECT_EQ(two.text, "secret=decoded-secret-value\n");
+  // "secret=decoded..." touches the hex value decoded by pass 2, which sits
+  // right after the percent-decoded '=' (touching counts, as for gitleaks).
+  EXPECT_EQ(two.decoded_by(2, 0, 27), kHex | kPercent);
+  EXPECT_EQ(two.file_begin(0), 0u);
+  EXPECT_EQ(two.file_end(27), text.size() - 1);
+  // base64 in base64: the inner one is decoded by pass 2, mapped to the outer span.
+  const std::string outer = "v: " + b64("k=" + b64("ghp_x0x1x2x3x4x5x6x7") + ";");
+  const SplicedText o1 = pass1(outer);
+  SplicedText o2;
+  ASSERT_TRUE(decode_pass(o1.text, o1.pieces, 2, o2));
+  EXPECT_EQ(o2.text, "v: k=ghp_x0x1x2x3x4x5x6x7;");
+  EXPECT_EQ(o2.file_begin(5), 3u);
+  EXPECT_EQ(o2.file_end(25), outer.size());
+  EXPECT_EQ(o2.decoded_by(2, 5, 25), kBase64);
+}
+
+// The Detector over decoding passes: a match may span decoded text and the
+// plain text around it, is placed at the encoded span in the file, tagged
+// with its encodings and the pass; what an earlier pass found is not found again.
+TEST(DecodeSplice, the_detector_finds_matches_across_decoded_and_plain_text) {
+  const RuleSet rules = resolve_config(parse_config(R"toml(
+[[rules]]
+id = "assign"
+regex = '''secret=([a-z-]{12,})'''
+)toml",
+                                                    "t.toml"),
+                                       RuleSet{});
+  const Detector d(rules);
+  const auto scan = [&](const std::string& text) {
+    Detector::Scratch s(d);
+    std::vector<Finding> out;
+    d.scan("f.txt", text, s, out);
+    std::vector<std::string> brief;
+    for (const Finding& f : out) {
+      std::string b = std::to_string(f.start_line) + ":" + std::to_string(f.start_column) + "-" +
+                      std::to_string(f.end_column) + "=" + f.secret;
+      for (const std::string& tag : f.tags()) b.append(" ").append(tag);
+      brief.push_back(b);
+    }
+    return brief;
+  };
+  // "secret=" plain, the value in base64: found only once spliced.
+  const std::string v = b64("decoded-secret-value");
+  EXPECT_EQ(scan("a\n x secret=" + v + "\n"),
+            std::vector<std::string>{"2:4-" + std::to_string(10 + v.size()) +
+                                     "=decoded-secret-value decoded:base64 decode-depth:1"});
+  // Two passes: base64 of "secret=" + base64 of the value.
+  const std::string twice = b64("secret=" + v);
+  EXPECT_EQ(scan(twice + "\n"), std::vector<std::string>{"1:1-" + std::to_string(twice.size()) +
+                                                         "=decoded-secret-value decoded:base64 decode-depth:2"});
+  // percent then hex.
+  EXPECT_EQ(scan("secret%3d" + hex_of("decoded-secret-valuev") + "\n"),
+            std::vector<std::string>{"1:1-51=decoded-secret-valuev decoded:percent decoded:hex decode-depth:2"});
+  // Found plainly: not again in a pass that decoded something else on the line.
+  EXPECT_EQ(scan("secret=plain-value-here " + b64("nothing here at all 123") + "\n"),
+            std::vector<std::string>{"1:1-23=plain-value-here"});
+}
+
+TEST(DecodeSplice, tags_name_each_encoding) {
+  EXPECT_EQ(encoding_tags(kBase64), std::vector<std::string>{"decoded:base64"});
+  EXPECT_EQ(encoding_tags(kPercent | kHex), (std::vector<std::string>{"decoded:percent", "decoded:hex"}));
 }
 
 std::string utf16le(std::string_view ascii, bool bom) {

@@ -1,6 +1,7 @@
-// base64_blobs.hpp: the base64 blobs of a text, and whether a decoded blob is
-// text worth scanning (../README.md, "Decoding"). A blob is a run of at least
-// kMinBlob characters of either base64 alphabet with up to two '=' after it.
+// base64_blobs.hpp: the base64 runs of a text, the candidates of a decoding
+// pass (decode_splice.hpp; ../README.md, "Decoding"). A blob is a run of at
+// least kMinBlob characters of either base64 alphabet with up to two '='
+// after it.
 #pragma once
 
 #include <algorithm>
@@ -16,9 +17,9 @@
 
 namespace stealscan::secrets {
 
-// 24 characters encode 18 bytes: shorter blobs cannot hold a token with its
-// context, and would send every long identifier to the decoder.
-inline constexpr std::size_t kMinBlob = 24;
+// gitleaks' shortest base64 segment: 16 characters, 12 bytes. Shorter runs
+// are every other identifier of source code.
+inline constexpr std::size_t kMinBlob = 16;
 
 namespace base64_detail {
 
@@ -49,17 +50,16 @@ inline std::uint64_t char_mask(const char* p, std::size_t n) {
   return m;
 }
 
-// Whether `m` holds a run of 24 (kMinBlob) set bits that ends below its top
-// bit: each step keeps the bits that begin a run twice as long (2, 4, 8, 16),
-// then 16 and 8 more make 24. A run that reaches the top bit may be seen
-// shorter (the shifts bring in zeros): the caller looks at that one apart.
+// Whether `m` holds a run of 16 (kMinBlob) set bits that ends below its top
+// bit: each step keeps the bits that begin a run twice as long (2, 4, 8,
+// 16). A run that reaches the top bit may be seen shorter (the shifts bring
+// in zeros): the caller looks at that one apart.
 inline bool may_hold_run(std::uint64_t m) {
-  static_assert(kMinBlob == 24, "the steps below count to 24");
+  static_assert(kMinBlob == 16, "the steps below count to 16");
   const std::uint64_t two = m & (m >> 1);
   const std::uint64_t four = two & (two >> 2);
   const std::uint64_t eight = four & (four >> 4);
-  const std::uint64_t sixteen = eight & (eight >> 8);
-  return (sixteen & (eight >> 16)) != 0;
+  return (eight & (eight >> 8)) != 0;
 }
 
 }  // namespace base64_detail
@@ -116,18 +116,6 @@ void for_each_base64_blob(std::string_view text, Fn&& fn) {
     }
   }
   if (run != kNone && n - run >= kMinBlob) emit(run, n);
-}
-
-// Whether decoded bytes look like text: at least 95% printable ASCII, tab,
-// CR or LF (tokens and config text are; random binary is not).
-inline bool decoded_is_text(std::string_view bytes) {
-  if (bytes.empty()) return false;
-  std::size_t printable = 0;
-  for (const char ch : bytes) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || c == '\r') ++printable;
-  }
-  return printable * 100 >= bytes.size() * 95;
 }
 
 }  // namespace stealscan::secrets

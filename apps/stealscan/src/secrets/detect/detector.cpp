@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
-#include "secrets/detect/base64_blobs.hpp"
 #include "secrets/detect/entropy.hpp"
 #include "secrets/detect/line_index.hpp"
 #include "match/regex_syntax.hpp"
@@ -142,17 +142,32 @@ bool Detector::allowed(const Compiled& rule, const Candidate& c) const {
 void Detector::scan(std::string_view path, std::string_view text, Scratch& s, std::vector<Finding>& out,
                     std::string_view commit) const {
   const RegexPrefilter* all = prefilter_all_ ? all_.offer(text.size()) : nullptr;
-  if (all == nullptr) {
-    scan_layer(path, commit, text, nullptr, 0, Prefilter{&prefilter_, &s.prefilter_}, s, out);
-    return;
+  if (all != nullptr && s.all_ == nullptr) s.all_ = std::make_unique<RegexPrefilter::Scratch>(*all);
+  const Prefilter pf = all == nullptr ? Prefilter{&prefilter_, &s.prefilter_} : Prefilter{all, s.all_.get()};
+  scan_layer(path, commit, text, nullptr, pf, s, out);
+  if (decode_depth_ == 0) return;
+  // Decoding passes, each over the text the one before left, with what it
+  // decoded spliced in (decode_splice.hpp), until nothing decodes.
+  std::optional<LineIndex> index;
+  std::optional<InlineAllows> file_lines;
+  SplicedText cur, next;
+  for (unsigned pass = 1; pass <= decode_depth_; ++pass) {
+    const bool decoded = pass == 1 ? decode_pass(text, file_pieces(text.size()), pass, next)
+                                   : decode_pass(cur.text, cur.pieces, pass, next);
+    if (!decoded) break;
+    if (!index) {
+      index.emplace(text);
+      file_lines.emplace(*index);
+    }
+    const Blob placement{&*file_lines, &next, pass};
+    scan_layer(path, commit, next.text, &placement, pf, s, out);
+    std::swap(cur, next);
   }
-  if (s.all_ == nullptr) s.all_ = std::make_unique<RegexPrefilter::Scratch>(*all);
-  scan_layer(path, commit, text, nullptr, 0, Prefilter{all, s.all_.get()}, s, out);
 }
 
-// One layer: the file's bytes (blob null), or text decoded from a blob of them.
+// One layer: the file's bytes (blob null), or a decoding pass's text.
 void Detector::scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
-                          unsigned depth, const Prefilter& pf, Scratch& s, std::vector<Finding>& out) const {
+                          const Prefilter& pf, Scratch& s, std::vector<Finding>& out) const {
   keywords_.rules_for(text, s.keywords_, s.rules_);
   LineIndex index(text);
   InlineAllows lines(index);
@@ -209,16 +224,6 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
               out);
     finish();
   }
-  if (depth >= decode_depth_) return;
-  // s.rules_ is free again: a nested layer may reuse the scratch.
-  std::string decoded;
-  for_each_base64_blob(text, [&](std::size_t begin, std::size_t end) {
-    decoded.clear();
-    if (!decode_base64(text.substr(begin, end - begin), decoded) || !decoded_is_text(decoded)) return;
-    // Positions stay those of the outermost blob in the file.
-    const Blob inner = blob != nullptr ? *blob : Blob{&lines, begin, end};
-    scan_layer(path, commit, decoded, &inner, depth + 1, pf, s, out);
-  });
 }
 
 void Detector::keep_composite(const Compiled& c, std::string_view path, std::string_view commit,
@@ -301,6 +306,9 @@ void Detector::scan_range(const Compiled& c, std::string_view path, std::string_
     const std::size_t matched_end = begin + whole.size();
     pos = matched_end > begin ? matched_end : matched_end + 1;  // leftmost, non-overlapping; empty: on a byte
     if (keep != nullptr && !covers_a_line(*keep, begin, matched_end)) continue;
+    // In a decoding pass, a match must touch what this pass decoded.
+    const std::uint8_t encodings = blob != nullptr ? blob->spliced->decoded_by(blob->pass, begin, matched_end) : 0;
+    if (blob != nullptr && encodings == 0) continue;
     // A rule that ends its token with "a byte that cannot continue it" takes
     // the line's newline along: the reported match stops before it.
     while (!whole.empty() && (whole[whole.size() - 1] == '\n' || whole[whole.size() - 1] == '\r'))
@@ -318,16 +326,20 @@ void Detector::scan_range(const Compiled& c, std::string_view path, std::string_
     const std::string_view line_text = lines.lines().lines(begin, end);
     if (allowed(c, Candidate{path, match_text, secret_text, line_text, commit, &s.line_verdicts_})) continue;
     if (inline_allows_ && lines.any(begin, end)) continue;
-    // A decoded match is placed at its blob, whose lines may allow it too.
+    // A decoded match is placed where its text lies encoded in the file,
+    // whose lines may allow it too.
     InlineAllows& place_allows = blob != nullptr ? *blob->file_lines : lines;
     LineIndex& place = place_allows.lines();
-    const std::size_t from_at = blob != nullptr ? blob->begin : begin;
-    const std::size_t to_at = blob != nullptr ? blob->end : end;
+    const std::size_t from_at = blob != nullptr ? blob->spliced->file_begin(begin) : begin;
+    const std::size_t to_at = blob != nullptr ? blob->spliced->file_end(end) : end;
     if (inline_allows_ && blob != nullptr && place_allows.any(from_at, to_at)) continue;
     Finding f;
     f.rule = c.rule;
     f.file = path;
-    if (blob != nullptr) f.decoded = "base64";
+    if (blob != nullptr) {  // gitleaks' tags
+      f.decode_tags = encoding_tags(encodings);
+      f.decode_tags.push_back("decode-depth:" + std::to_string(blob->pass));
+    }
     const LineIndex::Position from = place.at(from_at);
     const LineIndex::Position to = place.at(to_at > from_at ? to_at - 1 : from_at);
     f.start_line = from.line;

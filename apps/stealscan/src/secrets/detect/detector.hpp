@@ -16,6 +16,7 @@
 #include "match/database_cache.hpp"
 #include "secrets/rules/allowlist_check.hpp"
 #include "secrets/report/finding.hpp"
+#include "secrets/detect/decode_splice.hpp"
 #include "secrets/detect/deferred_prefilter.hpp"
 #include "secrets/detect/keyword_filter.hpp"
 #include "secrets/detect/regex_prefilter.hpp"
@@ -26,7 +27,8 @@ namespace stealscan::secrets {
 class InlineAllows;
 
 struct DetectorOptions {
-  // How many layers of base64 are decoded (0: none; 2: base64 inside base64).
+  // How many decoding passes run (decode_splice.hpp; 0: none; 2: base64
+  // inside base64, or hex inside percent, and so on).
   unsigned decode_depth = 2;
   KeywordScope keyword_scope = KeywordScope::line;
   // Where the compiled keyword database is kept between runs (default: nowhere).
@@ -86,11 +88,13 @@ class Detector {
 
  private:
   struct Compiled;
-  // Where a decoded text came from: the blob [begin, end) of the file's own
-  // bytes, whose lines give the findings' positions.
+  // A decoding pass's text: where its stretches come from in the file, whose
+  // lines give the findings' positions. Only matches touching what this pass
+  // decoded are its own (the others were found by an earlier pass).
   struct Blob {
     InlineAllows* file_lines;
-    std::size_t begin, end;
+    const SplicedText* spliced;
+    unsigned pass;
   };
   // The prefilter a text goes through, and the worker's scratch for it.
   struct Prefilter {
@@ -99,7 +103,7 @@ class Detector {
   };
   // `commit`: as scan()'s, for the allowlists.
   void scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
-                  unsigned depth, const Prefilter& prefilter, Scratch& scratch, std::vector<Finding>& out) const;
+                  const Prefilter& prefilter, Scratch& scratch, std::vector<Finding>& out) const;
   // Runs one rule over `text`; `keyword_lines` (null: everywhere) are the
   // lines a match must cover.
   void scan_rule(const Compiled& rule, std::string_view path, std::string_view commit, std::string_view text,

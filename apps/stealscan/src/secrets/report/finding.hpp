@@ -34,9 +34,10 @@ struct Finding {
   std::string match;
   std::string secret;
   double entropy = 0;
-  // Non-empty when the match was found in decoded text ("base64"): lines and
-  // columns are then those of the encoded blob, match and secret decoded.
-  std::string decoded;
+  // For a match found in decoded text, gitleaks' tags ("decoded:base64",
+  // "decode-depth:1"): lines and columns are then those of the encoded text
+  // in the file, match and secret decoded.
+  std::vector<std::string> decode_tags;
   // Where the file came from in git history (--git); all empty for a file on disk.
   std::string commit;  // full hex id of the commit that introduced the blob
   std::string author;
@@ -47,10 +48,10 @@ struct Finding {
   // extra field: gitleaks shows them only in its verbose text).
   std::vector<RequiredPart> required;
 
-  // The rule's tags, and "decoded:base64" for a match in decoded text (as gitleaks tags it).
+  // The rule's tags, then the decoding ones for a match in decoded text.
   [[nodiscard]] std::vector<std::string> tags() const {
     std::vector<std::string> t = rule->tags;
-    if (!decoded.empty()) t.push_back("decoded:" + decoded);
+    t.insert(t.end(), decode_tags.begin(), decode_tags.end());
     return t;
   }
 

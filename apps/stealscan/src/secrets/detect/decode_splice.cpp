@@ -1,0 +1,225 @@
+// decode_splice.cpp: decode_pass() and SplicedText (decode_splice.hpp).
+#include "secrets/detect/decode_splice.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "secrets/detect/base64.hpp"
+#include "secrets/detect/base64_blobs.hpp"
+
+namespace stealscan::secrets {
+namespace {
+
+constexpr std::size_t kMinHex = 32;
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool printable(unsigned char c) { return c >= 0x09 && c <= 0x7e; }
+
+struct Segment {
+  std::size_t begin, end;
+  Encoding kind;
+};
+
+// `%XX` at `at`.
+bool percent_at(std::string_view t, std::size_t at) {
+  return at + 2 < t.size() && t[at] == '%' && hex_value(t[at + 1]) >= 0 && hex_value(t[at + 2]) >= 0;
+}
+
+// Candidates in order of their start; for one start, percent before hex before base64.
+std::vector<Segment> candidates(std::string_view t) {
+  std::vector<Segment> out;
+  // Percent: per line, from its first %XX to the end of its last. Only the
+  // '%' bytes are visited (memchr), then the line around a %XX.
+  const char* const base = t.data();
+  for (std::size_t p = 0; p < t.size();) {
+    const void* pc = std::memchr(base + p, '%', t.size() - p);
+    if (pc == nullptr) break;
+    p = static_cast<std::size_t>(static_cast<const char*>(pc) - base);
+    if (!percent_at(t, p) || t[p + 1] == '\n' || t[p + 2] == '\n') {
+      ++p;
+      continue;
+    }
+    const void* nl = std::memchr(base + p, '\n', t.size() - p);
+    const std::size_t end = nl == nullptr ? t.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+    std::size_t last = p + 3;
+    for (std::size_t q = p + 3; q < end;) {
+      const void* qc = std::memchr(base + q, '%', end - q);
+      if (qc == nullptr) break;
+      q = static_cast<std::size_t>(static_cast<const char*>(qc) - base);
+      if (q + 2 < end && percent_at(t, q)) {
+        last = q + 3;
+        q += 3;
+      } else {
+        ++q;
+      }
+    }
+    out.push_back(Segment{p, last, kPercent});
+    p = end;
+  }
+  // Hex and base64: the runs of base64 characters.
+  for_each_base64_blob(t, [&](std::size_t begin, std::size_t end) {
+    std::size_t run_end = end;
+    while (run_end > begin && t[run_end - 1] == '=') --run_end;
+    const std::string_view run = t.substr(begin, run_end - begin);
+    const bool hex = run_end == end && run.size() >= kMinHex &&
+                     std::all_of(run.begin(), run.end(), [](char c) { return hex_value(c) >= 0; });
+    out.push_back(Segment{begin, end, hex ? kHex : kBase64});
+  });
+  std::sort(out.begin(), out.end(), [](const Segment& a, const Segment& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.kind < b.kind;
+  });
+  return out;
+}
+
+// The decoded value of a segment, or "" if it does not decode to printable text.
+std::string decoded(std::string_view s, Encoding kind) {
+  std::string out;
+  if (kind == kPercent) {
+    for (std::size_t i = 0; i < s.size();) {
+      if (percent_at(s, i)) {
+        const auto c = static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+        if (!printable(static_cast<unsigned char>(c))) return {};
+        out.push_back(c);
+        i += 3;
+      } else {
+        out.push_back(s[i++]);
+      }
+    }
+    return out;
+  }
+  const auto has_any = [&](const char* set) { return s.find_first_of(set) != std::string_view::npos; };
+  if (kind == kHex) {
+    if (s.size() % 2 != 0 || !has_any("0123456789")) return {};
+    for (std::size_t i = 0; i < s.size(); i += 2) {
+      const auto c = static_cast<char>(hex_value(s[i]) * 16 + hex_value(s[i + 1]));
+      if (!printable(static_cast<unsigned char>(c))) return {};
+      out.push_back(c);
+    }
+    return out;
+  }
+  if (!has_any("0123456789+/-_")) return {};
+  // decode_base64(), stopping at the first byte that is not printable: most
+  // runs tried (identifiers, hashes) fail within a few bytes.
+  while (!s.empty() && s.back() == '=') s.remove_suffix(1);
+  if (s.size() % 4 == 1) return {};
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (const char c : s) {
+    const std::uint8_t v = base64_detail::kValue[static_cast<unsigned char>(c)];
+    if (v == 0xff) return {};  // '=' inside
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const auto b = static_cast<unsigned char>((acc >> bits) & 0xff);
+      if (!printable(b)) return {};
+      out.push_back(static_cast<char>(b));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> encoding_tags(std::uint8_t encodings) {
+  std::vector<std::string> tags;
+  if ((encodings & kPercent) != 0) tags.emplace_back("decoded:percent");
+  if ((encodings & kHex) != 0) tags.emplace_back("decoded:hex");
+  if ((encodings & kBase64) != 0) tags.emplace_back("decoded:base64");
+  return tags;
+}
+
+std::vector<SplicedText::Piece> file_pieces(std::size_t size) {
+  return {SplicedText::Piece{0, size, 0, size, false, 0, 0}};
+}
+
+namespace {
+
+// The piece holding offset `at` (the last one for the text's end).
+const SplicedText::Piece& piece_at(const std::vector<SplicedText::Piece>& pieces, std::size_t at) {
+  auto it = std::upper_bound(pieces.begin(), pieces.end(), at,
+                             [](std::size_t v, const SplicedText::Piece& p) { return v < p.end; });
+  if (it == pieces.end()) --it;
+  return *it;
+}
+
+// Where [begin, end) of the text `pieces` describe lies in the file.
+std::size_t begin_in_file(const std::vector<SplicedText::Piece>& pieces, std::size_t begin) {
+  const SplicedText::Piece& p = piece_at(pieces, begin);
+  return p.decoded ? p.from : p.from + std::min(begin - p.begin, p.to - p.from);
+}
+
+std::size_t end_in_file(const std::vector<SplicedText::Piece>& pieces, std::size_t end) {
+  const SplicedText::Piece& p = piece_at(pieces, end > 0 ? end - 1 : 0);
+  return p.decoded ? p.to : p.from + std::min(end - p.begin, p.to - p.from);
+}
+
+}  // namespace
+
+std::size_t SplicedText::file_begin(std::size_t begin) const { return begin_in_file(pieces, begin); }
+std::size_t SplicedText::file_end(std::size_t end) const { return end_in_file(pieces, end); }
+
+std::uint8_t SplicedText::decoded_by(unsigned pass, std::size_t begin, std::size_t end) const {
+  std::uint8_t e = 0;
+  for (const Piece& p : pieces)
+    if (p.decoded && p.pass == pass && p.begin <= end && begin <= p.end) e |= p.encodings;
+  return e;
+}
+
+bool decode_pass(std::string_view t, const std::vector<SplicedText::Piece>& in_pieces, unsigned pass,
+                 SplicedText& out) {
+  out.text.clear();
+  out.pieces.clear();
+  bool any = false;
+  std::size_t copied = 0;  // in `t`: what is already in `out`
+  // Copies t[copied, to) with its pieces, clipped and shifted.
+  const auto copy_to = [&](std::size_t to) {
+    if (to <= copied) return;
+    auto it = std::upper_bound(in_pieces.begin(), in_pieces.end(), copied,
+                               [](std::size_t v, const SplicedText::Piece& p) { return v < p.end; });
+    for (; it != in_pieces.end() && it->begin < to; ++it) {
+      const std::size_t b = std::max(it->begin, copied), e = std::min(it->end, to);
+      if (b >= e) continue;
+      SplicedText::Piece p = *it;
+      if (!p.decoded) {  // a plain stretch maps byte for byte: clip its file span too
+        p.from = it->from + (b - it->begin);
+        p.to = p.from + (e - b);
+      }
+      p.begin = out.text.size() + (b - copied);
+      p.end = p.begin + (e - b);
+      out.pieces.push_back(p);
+    }
+    out.text.append(t.substr(copied, to - copied));
+    copied = to;
+  };
+  std::size_t consumed = 0;  // the end of the last segment taken (decoded or not)
+  for (const Segment& s : candidates(t)) {
+    if (s.begin < consumed) continue;  // inside one taken: gitleaks' leftmost match swallowed it
+    consumed = s.end;
+    const std::string value = decoded(t.substr(s.begin, s.end - s.begin), s.kind);
+    if (value.empty()) continue;
+    copy_to(s.begin);
+    // The encodings of what this segment was made of, from earlier passes.
+    std::uint8_t encodings = s.kind;
+    for (const SplicedText::Piece& p : in_pieces)
+      if (p.decoded && p.begin <= s.end && s.begin <= p.end) encodings |= p.encodings;
+    const std::size_t at = out.text.size();
+    out.text.append(value);
+    out.pieces.push_back(
+        SplicedText::Piece{at, out.text.size(), begin_in_file(in_pieces, s.begin), end_in_file(in_pieces, s.end), true,
+                           pass, encodings});
+    copied = s.end;
+    any = true;
+  }
+  if (!any) return false;
+  copy_to(t.size());
+  return true;
+}
+
+}  // namespace stealscan::secrets
