@@ -198,10 +198,22 @@ bool decode_pass(std::string_view t, const std::vector<SplicedText::Piece>& in_p
     out.text.append(t.substr(copied, to - copied));
     copied = to;
   };
-  std::size_t consumed = 0;  // the end of the last segment taken (decoded or not)
+  // The leftmost segments, none inside another; then, as gitleaks, one that
+  // touches a neighbour of a kind listed before its own is dropped (a base64
+  // run cut by a percent escape is decoded whole once the escape is).
+  std::vector<Segment> taken;
+  std::size_t consumed = 0;
   for (const Segment& s : candidates(t)) {
-    if (s.begin < consumed) continue;  // inside one taken: gitleaks' leftmost match swallowed it
+    if (!taken.empty() && s.begin < consumed) continue;  // inside one taken: the leftmost swallowed it
+    taken.push_back(s);
     consumed = s.end;
+  }
+  const auto touch = [](const Segment& a, const Segment& b) { return b.begin <= a.end && a.begin <= b.end; };
+  for (std::size_t i = 0; i < taken.size(); ++i) {
+    const Segment& s = taken[i];
+    if ((i > 0 && touch(s, taken[i - 1]) && taken[i - 1].kind < s.kind) ||
+        (i + 1 < taken.size() && touch(s, taken[i + 1]) && taken[i + 1].kind < s.kind))
+      continue;
     const std::string value = decoded(t.substr(s.begin, s.end - s.begin), s.kind);
     if (value.empty()) continue;
     copy_to(s.begin);
@@ -211,9 +223,8 @@ bool decode_pass(std::string_view t, const std::vector<SplicedText::Piece>& in_p
       if (p.decoded && p.begin <= s.end && s.begin <= p.end) encodings |= p.encodings;
     const std::size_t at = out.text.size();
     out.text.append(value);
-    out.pieces.push_back(
-        SplicedText::Piece{at, out.text.size(), begin_in_file(in_pieces, s.begin), end_in_file(in_pieces, s.end), true,
-                           pass, encodings});
+    out.pieces.push_back(SplicedText::Piece{at, out.text.size(), begin_in_file(in_pieces, s.begin),
+                                            end_in_file(in_pieces, s.end), true, pass, encodings});
     copied = s.end;
     any = true;
   }

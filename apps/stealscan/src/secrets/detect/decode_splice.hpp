@@ -6,7 +6,9 @@
 // which places a finding and names the encodings it went through.
 //
 // Segments, found left to right, the leftmost winning, at one start the
-// first kind listed:
+// first kind listed; one that touches a neighbour of a kind listed before its
+// own waits for a later pass (a base64 value cut by a `%4A` is decoded whole
+// once the escape is):
 // - percent: from a `%XX` to the last `%XX` of its line; every `%XX` in it
 //   decoded, the rest kept; all of them must decode to printable ASCII;
 // - hex: a run of 32 or more hex digits, even, holding a digit (a base64 run
