@@ -32,7 +32,7 @@ struct SecretsCommand {
   std::size_t workers = 1;
   WalkOptions walk;
   bool binary_as_text = false;
-  unsigned decode_depth = 2;  // --decode-depth: layers of base64 decoded
+  unsigned decode_depth = 5;  // --decode-depth: decoding passes (gitleaks' default)
   KeywordScope keyword_scope = KeywordScope::line;  // --keyword-scope
   std::uint64_t max_filesize = std::uint64_t{64} << 20;
   bool no_progress = false;

@@ -28,7 +28,8 @@ class InlineAllows;
 
 struct DetectorOptions {
   // How many decoding passes run (decode_splice.hpp; 0: none; 2: base64
-  // inside base64, or hex inside percent, and so on).
+  // inside base64, or hex inside percent, and so on; the CLI's default is
+  // gitleaks' 5).
   unsigned decode_depth = 2;
   KeywordScope keyword_scope = KeywordScope::line;
   // Where the compiled keyword database is kept between runs (default: nowhere).
