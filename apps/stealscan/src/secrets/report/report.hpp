@@ -29,6 +29,28 @@ std::string format_report(const std::vector<Finding>& findings, ReportFormat for
 // The parts of the reports the formats' own files write (report_*.cpp).
 namespace report_detail {
 std::string entropy_text(double e);
+// gitleaks' Finding fields in its order, RuleID to Message: str(name, value)
+// for a string, num(name, text) for a number. Tags and Fingerprint, which
+// end it, each writer writes itself.
+template <class Str, class Num>
+void finding_fields(const Finding& f, Str&& str, Num&& num) {
+  str("RuleID", f.rule->id);
+  str("Description", f.rule->description);
+  num("StartLine", std::to_string(f.start_line));
+  num("EndLine", std::to_string(f.end_line));
+  num("StartColumn", std::to_string(f.start_column));
+  num("EndColumn", std::to_string(f.end_column));
+  str("Match", f.match);
+  str("Secret", f.secret);
+  str("File", f.file);
+  str("SymlinkFile", f.symlink_file);
+  str("Commit", f.commit);
+  num("Entropy", entropy_text(f.entropy));
+  str("Author", f.author);
+  str("Email", f.email);
+  str("Date", f.date);
+  str("Message", f.message);
+}
 std::string joined_tags(const std::vector<std::string>& tags);  // "a b c"
 std::string sarif_report(const std::vector<Finding>& findings, const RuleSet& rules);
 std::string csv_report(const std::vector<Finding>& findings);

@@ -106,22 +106,7 @@ std::string finding_go_json(const Finding& f) {
   const auto num = [&](std::string_view k, std::string_view v) {
     b.append("\t\"").append(k).append("\": ").append(v).append(",\n");
   };
-  str("RuleID", f.rule->id);
-  str("Description", f.rule->description);
-  num("StartLine", std::to_string(f.start_line));
-  num("EndLine", std::to_string(f.end_line));
-  num("StartColumn", std::to_string(f.start_column));
-  num("EndColumn", std::to_string(f.end_column));
-  str("Match", f.match);
-  str("Secret", f.secret);
-  str("File", f.file);
-  str("SymlinkFile", f.symlink_file);
-  str("Commit", f.commit);
-  num("Entropy", entropy_text(f.entropy));
-  str("Author", f.author);
-  str("Email", f.email);
-  str("Date", f.date);
-  str("Message", f.message);
+  finding_fields(f, str, num);
   const std::vector<std::string> tags = f.tags();
   b.append("\t\"Tags\": [");
   for (std::size_t i = 0; i < tags.size(); ++i) {
