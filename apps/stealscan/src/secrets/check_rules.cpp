@@ -60,7 +60,11 @@ int check_rules_main(const std::string& path, std::ostream& out, Diagnostics& di
   for (Rule& r : rules.rules) r.skip_report = false;
   std::unique_ptr<Detector> detector;
   try {
-    detector = std::make_unique<Detector>(std::move(rules));
+    // The examples test the rules themselves: no decoding (a negative example
+    // with a percent escape would otherwise be a finding of the decoded text).
+    DetectorOptions options;
+    options.decode_depth = 0;
+    detector = std::make_unique<Detector>(std::move(rules), std::move(options));
   } catch (const ConfigError& e) {
     diag.message(e.what());
     return 2;

@@ -1,7 +1,7 @@
 // check_rules.hpp: check_rules_main(), `stealscan secrets --check-rules FILE`:
 // each rule of FILE (gitleaks' TOML, Nosey Parker's or Kingfisher's YAML)
 // run on its own examples, each of which it must find, and on its negative
-// examples, none of which it may find.
+// examples, none of which it may find; the rules alone, without decoding.
 #pragma once
 
 #include <ostream>
