@@ -142,7 +142,8 @@ std::string hex_of(std::string_view s) {
 // One pass over `text`, as the file.
 SplicedText pass1(std::string_view text) {
   SplicedText out;
-  EXPECT_TRUE(decode_pass(text, file_pieces(text.size()), 1, out)) << text;
+  DecodeScratch scratch;
+  EXPECT_TRUE(decode_pass(text, file_pieces(text.size()), 1, out, scratch)) << text;
   return out;
 }
 
@@ -167,13 +168,14 @@ TEST(DecodeSplice, each_kind_is_decoded_in_place_and_mapped_back_to_its_encoded_
 
 TEST(DecodeSplice, what_would_not_decode_to_printable_text_is_left_alone) {
   SplicedText out;
+  DecodeScratch scratch;
   for (const std::string& text :
        {std::string("an_identifier_without_digits_here"),          // no digit nor + / - _... but '_': tried, not text
         std::string("deadbeefdeadbeefdeadbeefdeadbeef00"),          // hex, not printable
         std::string("%00%01"),                                       // percent to control bytes
         std::string("short_b64_12"),                                 // under 16
         std::string("plain words only")})
-    EXPECT_FALSE(decode_pass(text, file_pieces(text.size()), 1, out)) << text << " -> " << out.text;
+    EXPECT_FALSE(decode_pass(text, file_pieces(text.size()), 1, out, scratch)) << text << " -> " << out.text;
 }
 
 TEST(DecodeSplice, a_second_pass_maps_through_the_first_and_carries_its_encodings) {
@@ -183,7 +185,8 @@ TEST(DecodeSplice, a_second_pass_maps_through_the_first_and_carries_its_encoding
   const SplicedText one = pass1(text);
   EXPECT_EQ(one.text, "secret=" + hex_of("decoded-secret-value") + "\n");
   SplicedText two;
-  ASSERT_TRUE(decode_pass(one.text, one.pieces, 2, two));
+  DecodeScratch scratch;
+  ASSERT_TRUE(decode_pass(one.text, one.pieces, 2, two, scratch));
   EXPECT_EQ(two.text, "secret=decoded-secret-value\n");
   // "secret=decoded..." touches the hex value decoded by pass 2, which sits
   // right after the percent-decoded '=' (touching counts, as for gitleaks).
@@ -194,7 +197,7 @@ TEST(DecodeSplice, a_second_pass_maps_through_the_first_and_carries_its_encoding
   const std::string outer = "v: " + b64("k=" + b64("ghp_x0x1x2x3x4x5x6x7") + ";");
   const SplicedText o1 = pass1(outer);
   SplicedText o2;
-  ASSERT_TRUE(decode_pass(o1.text, o1.pieces, 2, o2));
+  ASSERT_TRUE(decode_pass(o1.text, o1.pieces, 2, o2, scratch));
   EXPECT_EQ(o2.text, "v: k=ghp_x0x1x2x3x4x5x6x7;");
   EXPECT_EQ(o2.file_begin(5), 3u);
   EXPECT_EQ(o2.file_end(25), outer.size());
@@ -253,7 +256,8 @@ TEST(DecodeSplice, a_base64_value_cut_by_a_percent_escape_waits_for_the_escape_t
   const SplicedText one = pass1(text);
   EXPECT_EQ(one.text, whole);
   SplicedText two;
-  ASSERT_TRUE(decode_pass(one.text, one.pieces, 2, two));
+  DecodeScratch scratch;
+  ASSERT_TRUE(decode_pass(one.text, one.pieces, 2, two, scratch));
   EXPECT_EQ(two.text, "secret=decoded-value-99");
   EXPECT_EQ(two.decoded_by(2, 0, two.text.size()), kPercent | kBase64);
 }

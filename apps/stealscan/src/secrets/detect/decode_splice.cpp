@@ -21,10 +21,7 @@ int hex_value(char c) {
 
 bool printable(unsigned char c) { return c >= 0x09 && c <= 0x7e; }
 
-struct Segment {
-  std::size_t begin, end;
-  Encoding kind;
-};
+using Segment = DecodeScratch::Segment;
 
 // `%XX` at `at`.
 bool percent_at(std::string_view t, std::size_t at) {
@@ -32,8 +29,8 @@ bool percent_at(std::string_view t, std::size_t at) {
 }
 
 // Candidates in order of their start; for one start, percent before hex before base64.
-std::vector<Segment> candidates(std::string_view t) {
-  std::vector<Segment> out;
+void candidates(std::string_view t, std::vector<Segment>& out) {
+  out.clear();
   // Percent: per line, from its first %XX to the end of its last. Only the
   // '%' bytes are visited (memchr), then the line around a %XX.
   const char* const base = t.data();
@@ -74,55 +71,54 @@ std::vector<Segment> candidates(std::string_view t) {
   std::sort(out.begin(), out.end(), [](const Segment& a, const Segment& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.kind < b.kind;
   });
-  return out;
 }
 
 // The decoded value of a segment, or "" if it does not decode to printable text.
-std::string decoded(std::string_view s, Encoding kind) {
-  std::string out;
+bool decoded(std::string_view s, Encoding kind, std::string& out) {
+  out.clear();
   if (kind == kPercent) {
     for (std::size_t i = 0; i < s.size();) {
       if (percent_at(s, i)) {
         const auto c = static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
-        if (!printable(static_cast<unsigned char>(c))) return {};
+        if (!printable(static_cast<unsigned char>(c))) return false;
         out.push_back(c);
         i += 3;
       } else {
         out.push_back(s[i++]);
       }
     }
-    return out;
+    return true;
   }
   const auto has_any = [&](const char* set) { return s.find_first_of(set) != std::string_view::npos; };
   if (kind == kHex) {
-    if (s.size() % 2 != 0 || !has_any("0123456789")) return {};
+    if (s.size() % 2 != 0 || !has_any("0123456789")) return false;
     for (std::size_t i = 0; i < s.size(); i += 2) {
       const auto c = static_cast<char>(hex_value(s[i]) * 16 + hex_value(s[i + 1]));
-      if (!printable(static_cast<unsigned char>(c))) return {};
+      if (!printable(static_cast<unsigned char>(c))) return false;
       out.push_back(c);
     }
-    return out;
+    return true;
   }
-  if (!has_any("0123456789+/-_")) return {};
+  if (!has_any("0123456789+/-_")) return false;
   // decode_base64(), stopping at the first byte that is not printable: most
   // runs tried (identifiers, hashes) fail within a few bytes.
   while (!s.empty() && s.back() == '=') s.remove_suffix(1);
-  if (s.size() % 4 == 1) return {};
+  if (s.size() % 4 == 1) return false;
   std::uint32_t acc = 0;
   int bits = 0;
   for (const char c : s) {
     const std::uint8_t v = base64_detail::kValue[static_cast<unsigned char>(c)];
-    if (v == 0xff) return {};  // '=' inside
+    if (v == 0xff) return false;  // '=' inside
     acc = (acc << 6) | v;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
       const auto b = static_cast<unsigned char>((acc >> bits) & 0xff);
-      if (!printable(b)) return {};
+      if (!printable(b)) return false;
       out.push_back(static_cast<char>(b));
     }
   }
-  return out;
+  return true;
 }
 
 }  // namespace
@@ -173,7 +169,7 @@ std::uint8_t SplicedText::decoded_by(unsigned pass, std::size_t begin, std::size
 }
 
 bool decode_pass(std::string_view t, const std::vector<SplicedText::Piece>& in_pieces, unsigned pass,
-                 SplicedText& out) {
+                 SplicedText& out, DecodeScratch& scratch) {
   out.text.clear();
   out.pieces.clear();
   bool any = false;
@@ -201,9 +197,12 @@ bool decode_pass(std::string_view t, const std::vector<SplicedText::Piece>& in_p
   // The leftmost segments, none inside another; then, as gitleaks, one that
   // touches a neighbour of a kind listed before its own is dropped (a base64
   // run cut by a percent escape is decoded whole once the escape is).
-  std::vector<Segment> taken;
+  candidates(t, scratch.candidates);
+  if (scratch.candidates.empty()) return false;
+  std::vector<Segment>& taken = scratch.taken;
+  taken.clear();
   std::size_t consumed = 0;
-  for (const Segment& s : candidates(t)) {
+  for (const Segment& s : scratch.candidates) {
     if (!taken.empty() && s.begin < consumed) continue;  // inside one taken: the leftmost swallowed it
     taken.push_back(s);
     consumed = s.end;
@@ -214,8 +213,8 @@ bool decode_pass(std::string_view t, const std::vector<SplicedText::Piece>& in_p
     if ((i > 0 && touch(s, taken[i - 1]) && taken[i - 1].kind < s.kind) ||
         (i + 1 < taken.size() && touch(s, taken[i + 1]) && taken[i + 1].kind < s.kind))
       continue;
-    const std::string value = decoded(t.substr(s.begin, s.end - s.begin), s.kind);
-    if (value.empty()) continue;
+    std::string& value = scratch.value;
+    if (!decoded(t.substr(s.begin, s.end - s.begin), s.kind, value) || value.empty()) continue;
     copy_to(s.begin);
     // The encodings of what this segment was made of, from earlier passes.
     std::uint8_t encodings = s.kind;

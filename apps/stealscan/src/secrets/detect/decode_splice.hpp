@@ -56,11 +56,23 @@ struct SplicedText {
   [[nodiscard]] std::uint8_t decoded_by(unsigned pass, std::size_t begin, std::size_t end) const;
 };
 
+// A worker's buffers for decode_pass(), kept from file to file (every file
+// goes through a first pass: no allocation where nothing decodes).
+struct DecodeScratch {
+  struct Segment {
+    std::size_t begin, end;
+    Encoding kind;
+  };
+  std::vector<Segment> candidates;
+  std::vector<Segment> taken;
+  std::string value;
+};
+
 // The next pass over `text`, whose `pieces` say where it comes from (for the
 // file itself: one piece, copied), into `out`: false (out unspecified) when
 // nothing in `text` decodes. `pass` numbers it (1: the first over the file).
 bool decode_pass(std::string_view text, const std::vector<SplicedText::Piece>& pieces, unsigned pass,
-                 SplicedText& out);
+                 SplicedText& out, DecodeScratch& scratch);
 
 // The pieces of a file scanned as it is: one, copied.
 std::vector<SplicedText::Piece> file_pieces(std::size_t size);

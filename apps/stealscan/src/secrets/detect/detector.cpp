@@ -150,19 +150,23 @@ void Detector::scan(std::string_view path, std::string_view text, Scratch& s, st
   // decoded spliced in (decode_splice.hpp), until nothing decodes.
   std::optional<LineIndex> index;
   std::optional<InlineAllows> file_lines;
-  SplicedText cur, next;
+  s.file_pieces_.assign(1, SplicedText::Piece{0, text.size(), 0, text.size(), false, 0, 0});
   for (unsigned pass = 1; pass <= decode_depth_; ++pass) {
-    const bool decoded = pass == 1 ? decode_pass(text, file_pieces(text.size()), pass, next)
-                                   : decode_pass(cur.text, cur.pieces, pass, next);
+    const bool decoded = pass == 1 ? decode_pass(text, s.file_pieces_, pass, s.next_, s.decode_)
+                                   : decode_pass(s.cur_.text, s.cur_.pieces, pass, s.next_, s.decode_);
     if (!decoded) break;
     if (!index) {
       index.emplace(text);
       file_lines.emplace(*index);
     }
-    const Blob placement{&*file_lines, &next, pass};
-    scan_layer(path, commit, next.text, &placement, pf, s, out);
-    std::swap(cur, next);
+    const Blob placement{&*file_lines, &s.next_, pass};
+    scan_layer(path, commit, s.next_.text, &placement, pf, s, out);
+    std::swap(s.cur_, s.next_);
   }
+  // A large file's decoded copies are not kept.
+  constexpr std::size_t kKept = std::size_t{4} << 20;
+  if (s.cur_.text.capacity() > kKept) s.cur_ = SplicedText{};
+  if (s.next_.text.capacity() > kKept) s.next_ = SplicedText{};
 }
 
 // One layer: the file's bytes (blob null), or a decoding pass's text.

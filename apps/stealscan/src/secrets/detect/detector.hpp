@@ -77,6 +77,9 @@ class Detector {
     RegexPrefilter::Scratch prefilter_;
     std::unique_ptr<RegexPrefilter::Scratch> all_;  // for the prefilter of every rule, once there is one
     std::vector<LineSpan> both_;  // lines of a rule's keywords where its prefilter may match
+    DecodeScratch decode_;        // the decoding passes' buffers, kept from file to file
+    std::vector<SplicedText::Piece> file_pieces_;
+    SplicedText cur_, next_;
     std::vector<std::size_t> rules_;
     std::vector<re2::StringPiece> groups_;
     LineVerdicts line_verdicts_;  // of the text being scanned
