@@ -238,6 +238,12 @@ regex = '''secret=([a-z-]{12,})'''
   const std::string twice = b64("secret=" + v);
   EXPECT_EQ(scan(twice + "\n"), std::vector<std::string>{"1:1-" + std::to_string(twice.size()) +
                                                          "=decoded-secret-value decoded:base64 decode-depth:2"});
+  // unicode escapes.
+  std::string escaped;
+  for (const char c : std::string("decoded-secret-value")) escaped += "\\u00" + hex_of(std::string(1, c));
+  EXPECT_EQ(scan("secret=" + escaped + "\n"),
+            std::vector<std::string>{"1:1-" + std::to_string(7 + escaped.size()) +
+                                     "=decoded-secret-value decoded:unicode decode-depth:1"});
   // percent then hex.
   EXPECT_EQ(scan("secret%3d" + hex_of("decoded-secret-valuev") + "\n"),
             std::vector<std::string>{"1:1-51=decoded-secret-valuev decoded:percent decoded:hex decode-depth:2"});
@@ -262,9 +268,25 @@ TEST(DecodeSplice, a_base64_value_cut_by_a_percent_escape_waits_for_the_escape_t
   EXPECT_EQ(two.decoded_by(2, 0, two.text.size()), kPercent | kBase64);
 }
 
+TEST(DecodeSplice, unicode_escapes_and_code_points_are_decoded_to_utf8) {
+  EXPECT_EQ(pass1("t = \\u0074\\u006f\\u006B\\u0065\\u006e;").text, "t = token;");
+  EXPECT_EQ(pass1("t = \\\\u0074\\\\u006f!").text, "t = to!");  // doubled backslashes
+  EXPECT_EQ(pass1("U+0074 U+006F U+006B").text, "tok");              // the spaces between are the notation's
+  EXPECT_EQ(pass1("caf\\u00e9").text, "caf\xc3\xa9");              // UTF-8
+  EXPECT_EQ(pass1("x \\ud800").text, "x \xef\xbf\xbd");             // a lone surrogate: U+FFFD
+  SplicedText out;
+  DecodeScratch scratch;
+  for (const std::string& text : {std::string("\\u12"), std::string("U+00"), std::string("U+0074x")})
+    EXPECT_FALSE(decode_pass(text, file_pieces(text.size()), 1, out, scratch)) << text << " -> " << out.text;
+  const SplicedText s = pass1("k: \\u0061\\u0062");
+  EXPECT_EQ(s.decoded_by(1, 3, 5), kUnicode);
+  EXPECT_EQ(s.file_end(5), 15u);
+}
+
 TEST(DecodeSplice, tags_name_each_encoding) {
   EXPECT_EQ(encoding_tags(kBase64), std::vector<std::string>{"decoded:base64"});
   EXPECT_EQ(encoding_tags(kPercent | kHex), (std::vector<std::string>{"decoded:percent", "decoded:hex"}));
+  EXPECT_EQ(encoding_tags(kUnicode | kBase64), (std::vector<std::string>{"decoded:unicode", "decoded:base64"}));
 }
 
 std::string utf16le(std::string_view ascii, bool bom) {

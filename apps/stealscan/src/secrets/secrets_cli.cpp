@@ -81,11 +81,12 @@ Which matches count:
                             gitleaks' semantics, for configs that put a
                             keyword on a line next to the secret)
 What is decoded:
-      --decode-depth N      decode percent escapes, hex (32+ digits) and base64
-                            (16+ characters) in place and scan again, N passes
-                            (default 5, as gitleaks; 0 decodes nothing). A
-                            finding there is placed at the encoded text and
-                            tagged decoded:KIND and decode-depth:N
+      --decode-depth N      decode percent and Unicode escapes, hex (32+
+                            digits) and base64 (16+ characters) in place and
+                            scan again, N passes (default 5, as gitleaks; 0
+                            decodes nothing). A finding there is placed at the
+                            encoded text and tagged decoded:KIND and
+                            decode-depth:N
 Performance and reporting:
   -j, --threads N           worker threads (default: the CPUs this process may use)
       --no-progress         no progress line (drawn on stderr when it is a terminal)

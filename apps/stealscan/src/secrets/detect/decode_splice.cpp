@@ -59,6 +59,50 @@ void candidates(std::string_view t, std::vector<Segment>& out) {
     out.push_back(Segment{p, last, kPercent});
     p = end;
   }
+  // Unicode: runs of \uXXXX escapes, and of U+XXXX code points.
+  const auto hex4 = [&](std::size_t at) {
+    return at + 4 <= t.size() && hex_value(t[at]) >= 0 && hex_value(t[at + 1]) >= 0 && hex_value(t[at + 2]) >= 0 &&
+           hex_value(t[at + 3]) >= 0;
+  };
+  const auto escape_at = [&](std::size_t at) -> std::size_t {  // its length, 0 if none
+    std::size_t q = at;
+    if (q < t.size() && t[q] == '\\') ++q;
+    if (q < t.size() && t[q] == '\\') ++q;
+    if (q == at || q + 1 > t.size() || (t[q] != 'u' && t[q] != 'U') || !hex4(q + 1)) return 0;
+    return q + 5 - at;
+  };
+  for (std::size_t p = 0; p < t.size();) {
+    const void* bs = std::memchr(base + p, '\\', t.size() - p);
+    if (bs == nullptr) break;
+    p = static_cast<std::size_t>(static_cast<const char*>(bs) - base);
+    std::size_t end = p;
+    while (const std::size_t n = escape_at(end)) end += n;
+    if (end > p) {
+      out.push_back(Segment{p, end, kUnicode});
+      p = end;
+    } else {
+      ++p;
+    }
+  }
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  const auto code_point_at = [&](std::size_t at) -> std::size_t {  // with the space after it
+    if (at + 6 > t.size() || t[at] != 'U' || t[at + 1] != '+' || !hex4(at + 2)) return 0;
+    if (at + 6 == t.size()) return 6;
+    return is_space(t[at + 6]) ? 7 : 0;
+  };
+  for (std::size_t p = 0; p + 6 <= t.size();) {
+    const void* u = std::memchr(base + p, 'U', t.size() - p);
+    if (u == nullptr) break;
+    p = static_cast<std::size_t>(static_cast<const char*>(u) - base);
+    std::size_t end = p;
+    while (const std::size_t n = code_point_at(end)) end += n;
+    if (end > p) {
+      out.push_back(Segment{p, end, kUnicode});
+      p = end;
+    } else {
+      ++p;
+    }
+  }
   // Hex and base64: the runs of base64 characters.
   for_each_base64_blob(t, [&](std::size_t begin, std::size_t end) {
     std::size_t run_end = end;
@@ -74,8 +118,41 @@ void candidates(std::string_view t, std::vector<Segment>& out) {
 }
 
 // The decoded value of a segment, or "" if it does not decode to printable text.
+// A code point as UTF-8 (a surrogate or one out of range as U+FFFD, as Go writes it).
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
 bool decoded(std::string_view s, Encoding kind, std::string& out) {
   out.clear();
+  if (kind == kUnicode) {  // each 4 hex digits after a 'u' (of "\\u") or a '+' (of "U+")
+    const auto hex4_at = [&](std::size_t at) {
+      return at + 4 <= s.size() && hex_value(s[at]) >= 0 && hex_value(s[at + 1]) >= 0 &&
+             hex_value(s[at + 2]) >= 0 && hex_value(s[at + 3]) >= 0;
+    };
+    for (std::size_t i = 0; i < s.size();) {
+      const char c = s[i];
+      if ((c == 'u' || c == 'U' || c == '+') && hex4_at(i + 1)) {
+        std::uint32_t cp = 0;
+        for (std::size_t k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<std::uint32_t>(hex_value(s[i + k]));
+        append_utf8(out, cp);
+        i += 5;
+      } else {
+        ++i;
+      }
+    }
+    return !out.empty();
+  }
   if (kind == kPercent) {
     for (std::size_t i = 0; i < s.size();) {
       if (percent_at(s, i)) {
@@ -126,6 +203,7 @@ bool decoded(std::string_view s, Encoding kind, std::string& out) {
 std::vector<std::string> encoding_tags(std::uint8_t encodings) {
   std::vector<std::string> tags;
   if ((encodings & kPercent) != 0) tags.emplace_back("decoded:percent");
+  if ((encodings & kUnicode) != 0) tags.emplace_back("decoded:unicode");
   if ((encodings & kHex) != 0) tags.emplace_back("decoded:hex");
   if ((encodings & kBase64) != 0) tags.emplace_back("decoded:base64");
   return tags;

@@ -11,12 +11,14 @@
 // once the escape is):
 // - percent: from a `%XX` to the last `%XX` of its line; every `%XX` in it
 //   decoded, the rest kept; all of them must decode to printable ASCII;
+// - unicode: back-to-back escapes `\uXXXX` (or `\\uXXXX`, either case of u),
+//   or code points `U+XXXX` each followed by a space or the end, as UTF-8;
 // - hex: a run of 32 or more hex digits, even, holding a digit (a base64 run
 //   that is all hex);
 // - base64: a run of 16 or more characters of either base64 alphabet (and up
 //   to two '='), holding a digit or one of + / - _ (not a mere identifier).
-// A segment counts only if it decodes, and to printable ASCII (tab to '~').
-// Unicode escapes (gitleaks' fourth kind) are not decoded.
+// A segment counts only if it decodes, and (but unicode) to printable ASCII
+// (tab to '~').
 #pragma once
 
 #include <cstddef>
@@ -28,9 +30,12 @@
 namespace stealscan::secrets {
 
 // The encodings a piece of decoded text went through, as bits.
-enum Encoding : std::uint8_t { kPercent = 1, kHex = 2, kBase64 = 4 };
+// Their order is gitleaks' precedence: where two segments touch, the one of
+// the kind listed first is decoded first.
+enum Encoding : std::uint8_t { kPercent = 1, kUnicode = 2, kHex = 4, kBase64 = 8 };
 
-// "decoded:percent", "decoded:hex", "decoded:base64" for the bits set, in that order.
+// "decoded:percent", "decoded:unicode", "decoded:hex", "decoded:base64" for
+// the bits set, in that order.
 std::vector<std::string> encoding_tags(std::uint8_t encodings);
 
 // A text and where each of its stretches comes from in the file's bytes.
