@@ -51,14 +51,24 @@ class Rewriter {
     at_ += 2;
   }
 
-  void in_class() {
-    const char c = p_[at_];
+  // What reads the same in a class and outside one: an escape, and in
+  // verbose mode whitespace and a comment. False if `c` is none of those.
+  bool common(char c) {
     if (c == '\\') {
       escape();
     } else if (verbose_ && is_space(c)) {
       ++at_;
     } else if (verbose_ && c == '#') {
       skip_comment();
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  void in_class() {
+    const char c = p_[at_];
+    if (common(c)) {  // consumed
     } else if (c == '[' && at_ + 1 < p_.size() && p_[at_ + 1] == ':') {  // [:alpha:]
       const std::size_t end = p_.find(":]", at_ + 2);
       const std::size_t stop = end == std::string_view::npos ? p_.size() : end + 2;
@@ -74,13 +84,10 @@ class Rewriter {
 
   void outside() {
     const char c = p_[at_];
-    if (c == '\\') {
-      escape();
-    } else if (verbose_ && is_space(c)) {
-      ++at_;
-    } else if (verbose_ && c == '#') {
-      skip_comment();
-    } else if (c == '[') {
+    if (common(c)) {
+      return;
+    }
+    if (c == '[') {
       out_.push_back(c);
       ++at_;
       if (at_ < p_.size() && p_[at_] == '^') out_.push_back(p_[at_++]);
