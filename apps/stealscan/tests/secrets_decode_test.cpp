@@ -12,6 +12,7 @@
 #include "secrets/detect/base64_blobs.hpp"
 #include "secrets/detect/decode_splice.hpp"
 #include "secrets/detect/detector.hpp"
+#include "secrets/detect/text_classes.hpp"
 #include "secrets/rules/config_loader.hpp"
 #include "sources/utf16.hpp"
 
@@ -106,6 +107,55 @@ TEST(Base64Blobs, random_texts_give_the_blobs_a_plain_scan_gives) {
     found += want.size();
   }
   EXPECT_GT(found, 1000U);  // the texts do hold blobs
+}
+
+// ---- Byte classes (text_classes.hpp) -------------------------------------
+
+// Every SIMD kernel this CPU runs gives classify_plain()'s masks, the byte
+// after the block included: random blocks drawn mostly from the bytes at the
+// classes' edges, and each of the 256 values at the first, a middle and the
+// last position with each of them after it.
+TEST(TextClasses, every_kernel_gives_the_plain_masks) {
+  std::vector<std::pair<const char*, ClassifyBlockFn>> kernels;
+#if defined(__x86_64__)
+  kernels.emplace_back("sse2", &detail::classify_block_sse2);
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) kernels.emplace_back("avx2", &detail::classify_block_avx2);
+#endif
+  kernels.emplace_back("chosen", classify_block_for_this_cpu());
+  const std::string edges = "%\\uU+/-_=.,:@[`{AZaz09fFgG/\x7f\x80\xff";
+  std::mt19937 rng(7);
+  std::string block(65, ' ');
+  const auto check = [&](const char* what) {
+    const ClassMasks want = classify_plain(block.data(), 64, static_cast<unsigned char>(block[64]));
+    for (const auto& [name, kernel] : kernels) {
+      const ClassMasks got = kernel(block.data());
+      ASSERT_EQ(got.base64, want.base64) << name << " " << what;
+      ASSERT_EQ(got.escapes, want.escapes) << name << " " << what;
+    }
+  };
+  for (int t = 0; t < 20000; ++t) {
+    for (char& c : block) c = rng() % 4 == 0 ? static_cast<char>(rng()) : edges[rng() % edges.size()];
+    check("random");
+  }
+  for (const std::size_t at : {std::size_t{0}, std::size_t{31}, std::size_t{32}, std::size_t{63}})
+    for (int c = 0; c < 256; ++c)
+      for (const char after : std::string("%\\uU+0fg \x80")) {
+        block.assign(65, '.');
+        block[at] = static_cast<char>(c);
+        block[at + 1] = after;
+        check("one byte");
+      }
+  // The plain masks themselves, on a text read by eye.
+  const std::string text = "%41 %g \\u00 \\n U+ U- Ab9+/-_= \xc3";
+  const ClassMasks m = classify_plain(text.data(), text.size(), -1);
+  std::string escapes, b64;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    escapes += (m.escapes >> k & 1) != 0 ? '^' : ' ';
+    b64 += (m.base64 >> k & 1) != 0 ? '^' : ' ';
+  }
+  EXPECT_EQ(escapes, "^      ^       ^               ");
+  EXPECT_EQ(b64, " ^^  ^  ^^^  ^ ^^ ^^ ^^^^^^^   ");
 }
 
 // ---- Decoding passes (decode_splice.hpp) --------------------------------
@@ -281,6 +331,17 @@ TEST(DecodeSplice, unicode_escapes_and_code_points_are_decoded_to_utf8) {
   const SplicedText s = pass1("k: \\u0061\\u0062");
   EXPECT_EQ(s.decoded_by(1, 3, 5), kUnicode);
   EXPECT_EQ(s.file_end(5), 15u);
+}
+
+TEST(DecodeSplice, a_code_point_inside_a_run_that_does_not_decode_stays_hidden) {
+  // The run "abcdefghijklmnopU+0041" is base64 characters, and does not
+  // decode ("abcd" gives 0xb7); the code point inside it is not a candidate
+  // of its own, as when every run was one.
+  SplicedText out;
+  DecodeScratch scratch;
+  const std::string hidden = "x abcdefghijklmnopU+0041 y";
+  EXPECT_FALSE(decode_pass(hidden, file_pieces(hidden.size()), 1, out, scratch)) << out.text;
+  EXPECT_EQ(pass1("x U+0041 y").text, "x Ay");
 }
 
 TEST(DecodeSplice, tags_name_each_encoding) {

@@ -28,42 +28,30 @@ bool percent_at(std::string_view t, std::size_t at) {
   return at + 2 < t.size() && t[at] == '%' && hex_value(t[at + 1]) >= 0 && hex_value(t[at + 2]) >= 0;
 }
 
-// Candidates in order of their start; for one start, percent before hex before base64.
+// Whether the first bytes a hex or base64 run decodes to (1 of hex, 3 of
+// base64: the run has at least kMinBlob characters) are printable; decoded()
+// fails on a run where they are not.
+bool starts_printable(std::string_view run, bool hex) {
+  if (hex) return printable(static_cast<unsigned char>(hex_value(run[0]) * 16 + hex_value(run[1])));
+  std::uint32_t quad = 0;
+  for (std::size_t k = 0; k < 4; ++k) quad = (quad << 6) | base64_detail::kValue[static_cast<unsigned char>(run[k])];
+  return printable(static_cast<unsigned char>(quad >> 16)) && printable(static_cast<unsigned char>(quad >> 8)) &&
+         printable(static_cast<unsigned char>(quad));
+}
+
+// Candidates in order of their start; for one start, percent before hex before
+// base64. One pass over the text (text_classes.hpp) finds them all: the
+// base64 runs from one mask, and from the other the few bytes that may start
+// an escape, each looked at in turn.
 void candidates(std::string_view t, std::vector<Segment>& out) {
   out.clear();
-  // Percent: per line, from its first %XX to the end of its last. Only the
-  // '%' bytes are visited (memchr), then the line around a %XX.
   const char* const base = t.data();
-  for (std::size_t p = 0; p < t.size();) {
-    const void* pc = std::memchr(base + p, '%', t.size() - p);
-    if (pc == nullptr) break;
-    p = static_cast<std::size_t>(static_cast<const char*>(pc) - base);
-    if (!percent_at(t, p) || t[p + 1] == '\n' || t[p + 2] == '\n') {
-      ++p;
-      continue;
-    }
-    const void* nl = std::memchr(base + p, '\n', t.size() - p);
-    const std::size_t end = nl == nullptr ? t.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - base);
-    std::size_t last = p + 3;
-    for (std::size_t q = p + 3; q < end;) {
-      const void* qc = std::memchr(base + q, '%', end - q);
-      if (qc == nullptr) break;
-      q = static_cast<std::size_t>(static_cast<const char*>(qc) - base);
-      if (q + 2 < end && percent_at(t, q)) {
-        last = q + 3;
-        q += 3;
-      } else {
-        ++q;
-      }
-    }
-    out.push_back(Segment{p, last, kPercent});
-    p = end;
-  }
-  // Unicode: runs of \uXXXX escapes, and of U+XXXX code points.
   const auto hex4 = [&](std::size_t at) {
     return at + 4 <= t.size() && hex_value(t[at]) >= 0 && hex_value(t[at + 1]) >= 0 && hex_value(t[at + 2]) >= 0 &&
            hex_value(t[at + 3]) >= 0;
   };
+  // Unicode: runs of \uXXXX escapes (one backslash or two), and of U+XXXX code
+  // points each followed by a space or the text's end.
   const auto escape_at = [&](std::size_t at) -> std::size_t {  // its length, 0 if none
     std::size_t q = at;
     if (q < t.size() && t[q] == '\\') ++q;
@@ -71,47 +59,64 @@ void candidates(std::string_view t, std::vector<Segment>& out) {
     if (q == at || q + 1 > t.size() || (t[q] != 'u' && t[q] != 'U') || !hex4(q + 1)) return 0;
     return q + 5 - at;
   };
-  for (std::size_t p = 0; p < t.size();) {
-    const void* bs = std::memchr(base + p, '\\', t.size() - p);
-    if (bs == nullptr) break;
-    p = static_cast<std::size_t>(static_cast<const char*>(bs) - base);
-    std::size_t end = p;
-    while (const std::size_t n = escape_at(end)) end += n;
-    if (end > p) {
-      out.push_back(Segment{p, end, kUnicode});
-      p = end;
-    } else {
-      ++p;
-    }
-  }
   const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
   const auto code_point_at = [&](std::size_t at) -> std::size_t {  // with the space after it
     if (at + 6 > t.size() || t[at] != 'U' || t[at + 1] != '+' || !hex4(at + 2)) return 0;
     if (at + 6 == t.size()) return 6;
     return is_space(t[at + 6]) ? 7 : 0;
   };
-  for (std::size_t p = 0; p + 6 <= t.size();) {
-    const void* u = std::memchr(base + p, 'U', t.size() - p);
-    if (u == nullptr) break;
-    p = static_cast<std::size_t>(static_cast<const char*>(u) - base);
-    std::size_t end = p;
-    while (const std::size_t n = code_point_at(end)) end += n;
-    if (end > p) {
-      out.push_back(Segment{p, end, kUnicode});
-      p = end;
-    } else {
-      ++p;
+  // Where each kind's search goes on: a run found is not searched again inside.
+  std::size_t percent_from = 0, escape_from = 0, code_point_from = 0;
+  const auto on_escape = [&](std::size_t p) {
+    if (t[p] == '%') {
+      // Percent: per line, from its first %XX to the end of its last.
+      if (p < percent_from || !percent_at(t, p)) return;
+      const void* nl = std::memchr(base + p, '\n', t.size() - p);
+      const std::size_t end = nl == nullptr ? t.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+      std::size_t last = p + 3;
+      for (std::size_t q = p + 3; q < end;) {
+        const void* qc = std::memchr(base + q, '%', end - q);
+        if (qc == nullptr) break;
+        q = static_cast<std::size_t>(static_cast<const char*>(qc) - base);
+        if (q + 2 < end && percent_at(t, q)) {
+          last = q + 3;
+          q += 3;
+        } else {
+          ++q;
+        }
+      }
+      out.push_back(Segment{p, last, kPercent});
+      percent_from = end;
+      return;
     }
-  }
+    const bool code_point = t[p] == 'U';
+    if (p < (code_point ? code_point_from : escape_from)) return;
+    std::size_t end = p;
+    while (const std::size_t n = code_point ? code_point_at(end) : escape_at(end)) end += n;
+    if (end == p) return;
+    out.push_back(Segment{p, end, kUnicode});
+    (code_point ? code_point_from : escape_from) = end;
+  };
   // Hex and base64: the runs of base64 characters.
-  for_each_base64_blob(t, [&](std::size_t begin, std::size_t end) {
+  const auto on_run = [&](std::size_t begin, std::size_t end) {
     std::size_t run_end = end;
     while (run_end > begin && t[run_end - 1] == '=') --run_end;
     const std::string_view run = t.substr(begin, run_end - begin);
     const bool hex = run_end == end && run.size() >= kMinHex &&
                      std::all_of(run.begin(), run.end(), [](char c) { return hex_value(c) >= 0; });
+    // Most runs are identifiers and paths, whose first bytes decode to bytes
+    // that are not printable: such a run cannot decode (decoded()) and is no
+    // candidate, unless a U+ code point lies inside it (a run taken, even one
+    // that does not decode, hides the candidates that start inside it).
+    if (!starts_printable(run, hex) && run.find("U+") == std::string_view::npos) return;
     out.push_back(Segment{begin, end, hex ? kHex : kBase64});
+  };
+  Base64Runs runs;
+  for_each_classified_block(t, [&](std::size_t block, std::size_t width, const ClassMasks& m) {
+    runs.feed(t, block, width, m.base64, on_run);
+    for (std::uint64_t e = m.escapes; e != 0; e &= e - 1) on_escape(block + static_cast<std::size_t>(__builtin_ctzll(e)));
   });
+  runs.finish(t, on_run);
   std::sort(out.begin(), out.end(), [](const Segment& a, const Segment& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.kind < b.kind;
   });
