@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 #include <libdeflate.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -52,6 +55,40 @@ TEST(GitPackIndex, finds_small_and_large_offsets) {
   EXPECT_FALSE(idx->offset(id_of(1, 3)).has_value());
   EXPECT_FALSE(idx->offset(id_of(0, 0)).has_value());
   EXPECT_FALSE(idx->offset(id_of(255, 255)).has_value());
+}
+
+// Buckets (ids of one first byte) large enough for the guessed window, with
+// their ids spread evenly, packed at one end, and in two clumps: every id is
+// found at its offset, and ids between and beside them are not.
+TEST(GitPackIndex, finds_every_id_of_a_large_bucket_however_its_ids_lie) {
+  std::mt19937_64 rng(37);
+  const auto random_id = [&](unsigned char first, unsigned low, unsigned high) {  // byte 1 in [low, high]
+    git_oid id{};
+    for (unsigned char& b : id.id) b = static_cast<unsigned char>(rng());
+    id.id[0] = first;
+    id.id[1] = static_cast<unsigned char>(low + rng() % (high - low + 1));
+    return id;
+  };
+  for (const auto& [low, high, other_low, other_high] :
+       {std::array<unsigned, 4>{0, 255, 0, 255}, {0, 0, 0, 0}, {255, 255, 255, 255}, {3, 5, 250, 252}}) {
+    std::vector<git_oid> ids;
+    for (int k = 0; k < 3000; ++k) ids.push_back(random_id(0x42, k % 2 == 0 ? low : other_low, k % 2 == 0 ? high : other_high));
+    for (int k = 0; k < 50; ++k) ids.push_back(random_id(static_cast<unsigned char>(rng() % 256), 0, 255));
+    std::sort(ids.begin(), ids.end(), [](const git_oid& a, const git_oid& b) { return git_oid_cmp(&a, &b) < 0; });
+    ids.erase(std::unique(ids.begin(), ids.end(), [](const git_oid& a, const git_oid& b) { return git_oid_equal(&a, &b) != 0; }),
+              ids.end());
+    std::vector<std::uint64_t> offsets;
+    for (std::size_t i = 0; i < ids.size(); ++i) offsets.push_back(12 + 7 * i);
+    const auto idx = PackIndex::parse(make_idx(ids, offsets));
+    ASSERT_TRUE(idx.has_value());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      ASSERT_EQ(idx->offset(ids[i]), std::optional<std::uint64_t>(offsets[i])) << "id " << i << " of bytes " << low;
+      git_oid near = ids[i];
+      near.id[GIT_OID_RAWSZ - 1] ^= 1;  // its neighbour in order, absent but by a chance of 1 in 2^150
+      ASSERT_FALSE(idx->offset(near).has_value()) << "id " << i;
+    }
+    EXPECT_FALSE(idx->offset(random_id(0x42, 0, 255)).has_value());
+  }
 }
 
 TEST(GitPackIndex, a_damaged_index_is_refused) {

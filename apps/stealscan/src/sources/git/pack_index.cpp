@@ -17,6 +17,13 @@ constexpr std::size_t kIdSize = GIT_OID_RAWSZ;
 constexpr std::size_t kTrailer = 2 * kIdSize;
 constexpr std::uint32_t kLargeOffset = 0x80000000U;
 
+// A big-endian 64-bit number: how ids compare, eight bytes at once.
+std::uint64_t be64(const unsigned char* p) noexcept {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, 8);
+  return __builtin_bswap64(v);
+}
+
 }  // namespace
 
 std::uint32_t PackIndex::u32(std::size_t at) const noexcept {
@@ -46,9 +53,39 @@ std::optional<std::uint64_t> PackIndex::offset(const git_oid& id) const {
   const unsigned first = id.id[0];
   std::uint32_t lo = first == 0 ? 0 : u32(kFanout + 4 * (first - 1));
   std::uint32_t hi = u32(kFanout + 4 * first);
-  while (lo < hi) {  // the ids are sorted
+  // The ids are sorted and, past their first byte, evenly spread: the search
+  // starts with a guess from the id's next bytes and a window around it that
+  // holds the id nearly always (a bucket of n ids strays about sqrt(n) from
+  // the guess), then halves what is left. Each probe compares the first
+  // eight bytes as one number (memcmp only for the last twelve on a tie).
+  const std::uint64_t key = be64(id.id);
+  const char* const ids = bytes_.data() + kIds;
+  const auto order = [&](std::uint32_t i) {  // the entry at i against the id: <0, 0, >0
+    const std::uint64_t k = be64(reinterpret_cast<const unsigned char*>(ids) + std::size_t{i} * kIdSize);
+    if (k != key) return k < key ? -1 : 1;
+    return std::memcmp(ids + std::size_t{i} * kIdSize + 8, id.id + 8, kIdSize - 8);
+  };
+  constexpr std::uint32_t kWindow = 64;
+  if (hi - lo > 4 * kWindow) {
+    const std::uint64_t spread = key << 8 >> 40;  // bytes 1 to 3 of the id: 24 bits
+    const auto guess = static_cast<std::uint32_t>(lo + ((std::uint64_t{hi - lo} * spread) >> 24));
+    const std::uint32_t below = guess > lo + kWindow ? guess - kWindow : lo;
+    const std::uint32_t above = guess + kWindow < hi ? guess + kWindow : hi - 1;
+    const int b = order(below);
+    if (b == 0) return offset_at(below);
+    if (b > 0) {
+      hi = below;  // before the window
+    } else {
+      lo = below + 1;
+      const int a = order(above);
+      if (a == 0) return offset_at(above);
+      if (a > 0) hi = above;  // inside the window, nearly always
+      else lo = above + 1;    // after it
+    }
+  }
+  while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
-    const int c = std::memcmp(bytes_.data() + kIds + std::size_t{mid} * kIdSize, id.id, kIdSize);
+    const int c = order(mid);
     if (c == 0) return offset_at(mid);
     if (c < 0) lo = mid + 1;
     else hi = mid;
