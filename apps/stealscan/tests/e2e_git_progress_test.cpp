@@ -93,7 +93,7 @@ TEST(GitProgress, a_terminal_sees_the_line_then_has_it_erased_before_the_summary
   ASSERT_NE(erased, std::string::npos);
   EXPECT_LT(erased, last);
   EXPECT_EQ(r.screen.compare(erased, 4, "\r\x1b[K"), 0);
-  EXPECT_NE(r.screen.find("findings in 1 blob (3 commits", last), std::string::npos) << r.screen.substr(last);
+  EXPECT_NE(r.screen.find("1 finding in 1 blob (3 commits", last), std::string::npos) << r.screen.substr(last);
 }
 
 TEST(GitProgress, no_line_with_no_progress_or_when_stderr_is_not_a_terminal) {

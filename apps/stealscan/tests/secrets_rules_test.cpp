@@ -206,8 +206,42 @@ TEST(DefaultRules, text_without_secrets_finds_nothing) {
       "_M_token = _S_token_subexpr_lookahead_begin;\n"
       "NL80211_AUTHTYPE_MAX = __NL80211_AUTHTYPE_NUM - 1,\n"
       "private_key: ed25519.Ed25519PrivateKey,\n"
-      "'token':\n    context.perl6_token_nesting_level9\n";
-  EXPECT_TRUE(rules_found(d, prose).empty());
+      "'token':\n    context.perl6_token_nesting_level9\n"
+      // Paths and ref names after a key-like name (git.git's Makefiles, tests, depend.make):
+      "git-credential-osxkeychain.o: contrib/credential/osxkeychain/git-credential-osxkeychain.c\n"
+      "credential-store.c.o: /workspaces/git2/builtin/credential-store.c\n"
+      "author: refs/tags/doubly-signed-tag-v2\n"
+      "credential.https://dev.azure.com.useHttpPath\n"
+      // Documentation's placeholder passwords in URLs:
+      "http://login-on-proxy:passwd-on-proxy@proxy-host.com/\n"
+      "https://alice:your_password_here@git.example.org/repo.git\n";
+  EXPECT_TRUE(rules_found(d, prose).empty()) << *rules_found(d, prose).begin();
+}
+
+TEST(DefaultRules, a_base64_value_with_slashes_is_still_a_generic_secret) {
+  const Detector d(default_rule_set());
+  EXPECT_EQ(rules_found(d, "api_key = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9hAXq3==\"\n").count("generic-secret"), 1u);
+  EXPECT_EQ(rules_found(d, "token: Qm9vbGVhbi9hbmQ+c3RyaW5n/ZnJvbTM0\n").count("generic-secret"), 1u);
+}
+
+// gitleaks' precedence: a generic finding whose secret a specific finding on
+// its line contains is dropped; elsewhere, or with another secret, it stays.
+TEST(DefaultRules, a_specific_rule_takes_precedence_over_the_generic_one_on_its_line) {
+  const Detector d(default_rule_set());
+  const std::string pat = "ghp_" + cyc(kAlnum, 36);
+  EXPECT_EQ(rules_found(d, "github_token = \"" + pat + "\"\n"), std::set<std::string>{"github-pat"});
+  // The same token, and a generic value that no specific rule reports, on one line: both stay.
+  const std::string other = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5";
+  EXPECT_EQ(rules_found(d, "token = \"" + pat + "\"; auth_secret = \"" + other + "\"\n"),
+            (std::set<std::string>{"github-pat", "generic-secret"}));
+  // Many of both on one long line (past the pairs compared one by one): still one finding each.
+  std::string line;
+  for (int k = 0; k < 400; ++k) line.append("tok").append(std::to_string(k)).append("_token = \"").append(pat).append("\" ");
+  Detector::Scratch scratch(d);
+  std::vector<Finding> out;
+  d.scan("long.txt", line + "\n", scratch, out);
+  EXPECT_EQ(out.size(), 400u);
+  for (const Finding& f : out) EXPECT_EQ(f.rule->id, "github-pat");
 }
 
 TEST(DefaultRules, a_match_ending_at_a_line_end_stops_before_the_newline) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "secrets/detect/entropy.hpp"
+#include "secrets/detect/generic_findings.hpp"
 #include "secrets/detect/line_index.hpp"
 #include "match/regex_syntax.hpp"
 
@@ -144,6 +145,13 @@ void Detector::scan(std::string_view path, std::string_view text, Scratch& s, st
   const RegexPrefilter* all = prefilter_all_ ? all_.offer(text.size()) : nullptr;
   if (all != nullptr && s.all_ == nullptr) s.all_ = std::make_unique<RegexPrefilter::Scratch>(*all);
   const Prefilter pf = all == nullptr ? Prefilter{&prefilter_, &s.prefilter_} : Prefilter{all, s.all_.get()};
+  const std::size_t before = out.size();
+  scan_layers(path, commit, text, pf, s, out);
+  drop_generic_repeats(out, before);
+}
+
+void Detector::scan_layers(std::string_view path, std::string_view commit, std::string_view text,
+                           const Prefilter& pf, Scratch& s, std::vector<Finding>& out) const {
   scan_layer(path, commit, text, nullptr, pf, s, out);
   if (decode_depth_ == 0) return;
   // Decoding passes, each over the text the one before left, with what it

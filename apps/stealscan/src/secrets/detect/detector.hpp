@@ -87,6 +87,8 @@ class Detector {
 
   // Appends the findings in `text`, the bytes of the file shown as `path`;
   // `commit` (hex, for a blob of git history) is what allowlists' commits see.
+  // A generic rule's finding that a specific rule's finding repeats is left
+  // out (generic_findings.hpp).
   void scan(std::string_view path, std::string_view text, Scratch& scratch, std::vector<Finding>& out,
             std::string_view commit = {}) const;
 
@@ -105,6 +107,9 @@ class Detector {
     const RegexPrefilter* filter;
     RegexPrefilter::Scratch* scratch;
   };
+  // The file's text, then each decoding pass's, into `out`.
+  void scan_layers(std::string_view path, std::string_view commit, std::string_view text, const Prefilter& prefilter,
+                   Scratch& scratch, std::vector<Finding>& out) const;
   // `commit`: as scan()'s, for the allowlists.
   void scan_layer(std::string_view path, std::string_view commit, std::string_view text, const Blob* blob,
                   const Prefilter& prefilter, Scratch& scratch, std::vector<Finding>& out) const;

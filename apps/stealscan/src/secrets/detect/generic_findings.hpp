@@ -1,0 +1,82 @@
+// generic_findings.hpp: drop_generic_repeats(), gitleaks' precedence of a
+// specific rule over a generic one (../README.md, "Findings"): a finding of a
+// rule whose id holds "generic" (any case) is dropped when a finding of
+// another rule without it, on the same line, has a secret that contains its
+// secret. `ghp_...` assigned to `token =` is then one github-pat finding, not
+// that and a generic-secret one.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "secrets/detect/ascii.hpp"
+#include "secrets/report/finding.hpp"
+
+namespace stealscan::secrets {
+
+inline bool is_generic_rule(std::string_view id) { return contains_caseless(id, "generic"); }
+
+// Over out[from, end): the findings of one file (one commit). Linear in the
+// findings but for the pairs on one line: a line with both kinds compares each
+// generic finding with each specific one there (as gitleaks), at most
+// kMaxPairs pairs a line; past that (a long minified line full of both),
+// only with the specific findings that start at most kReach columns before it
+// or inside its match.
+inline void drop_generic_repeats(std::vector<Finding>& out, std::size_t from) {
+  constexpr std::size_t kMaxPairs = std::size_t{1} << 16;
+  constexpr std::uint64_t kReach = 512;
+  struct Ref {
+    std::uint64_t line, column;
+    std::size_t at;
+    bool generic;
+  };
+  std::vector<Ref> refs;
+  bool any_generic = false, any_specific = false;
+  for (std::size_t i = from; i < out.size(); ++i) {
+    const bool generic = is_generic_rule(out[i].rule->id);
+    (generic ? any_generic : any_specific) = true;
+    refs.push_back(Ref{out[i].start_line, out[i].start_column, i, generic});
+  }
+  if (!any_generic || !any_specific) return;
+  std::sort(refs.begin(), refs.end(),
+            [](const Ref& a, const Ref& b) { return a.line != b.line ? a.line < b.line : a.column < b.column; });
+  std::vector<bool> dropped(out.size() - from, false);
+  for (std::size_t b = 0; b < refs.size();) {
+    std::size_t e = b;
+    std::size_t generics = 0;
+    while (e < refs.size() && refs[e].line == refs[b].line) generics += refs[e++].generic ? 1 : 0;
+    const std::size_t specifics = (e - b) - generics;
+    const bool all_pairs = generics * specifics <= kMaxPairs;
+    for (std::size_t g = b; g < e && specifics > 0; ++g) {
+      if (!refs[g].generic) continue;
+      const Finding& f = out[refs[g].at];
+      const auto contains = [&](std::size_t s) {
+        const Finding& p = out[refs[s].at];
+        return !refs[s].generic && p.secret.find(f.secret) != std::string::npos;
+      };
+      bool drop = false;
+      if (all_pairs) {
+        for (std::size_t s = b; s < e && !drop; ++s) drop = contains(s);
+      } else {  // only the specific findings that start near it: at most kReach columns before, or inside it
+        const std::uint64_t near = f.start_column > kReach ? f.start_column - kReach : 0;
+        auto s = std::lower_bound(refs.begin() + static_cast<std::ptrdiff_t>(b), refs.begin() + static_cast<std::ptrdiff_t>(e),
+                                  near, [](const Ref& r, std::uint64_t c) { return r.column < c; });
+        for (; s != refs.begin() + static_cast<std::ptrdiff_t>(e) && s->column <= f.end_column && !drop; ++s)
+          drop = contains(static_cast<std::size_t>(s - refs.begin()));
+      }
+      if (drop) dropped[refs[g].at - from] = true;
+    }
+    b = e;
+  }
+  std::size_t kept = from;
+  for (std::size_t i = from; i < out.size(); ++i) {
+    if (dropped[i - from]) continue;
+    if (kept != i) out[kept] = std::move(out[i]);
+    ++kept;
+  }
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(kept), out.end());
+}
+
+}  // namespace stealscan::secrets
