@@ -10,19 +10,15 @@
 
 #include "secrets/detect/detector.hpp"
 #include "secrets/rules/config_loader.hpp"
+#include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
 namespace {
 
-RuleSet rules_from(const std::string& toml) { return resolve_config(parse_config(toml, "test.toml"), RuleSet{}); }
-
 // "rule line:column=secret [parts...]" per finding.
 std::vector<std::string> scan(const Detector& d, const std::string& text) {
-  Detector::Scratch s(d);
-  std::vector<Finding> out;
-  d.scan("f.txt", text, s, out);
   std::vector<std::string> brief;
-  for (const Finding& f : out) {
+  for (const Finding& f : findings_in(d, text)) {
     // Built by append: g++ 12 -O3 warns falsely (-Wrestrict) on "literal" + std::string.
     std::string b = f.rule->id;
     b.append(" ").append(std::to_string(f.start_line)).append(":").append(std::to_string(f.start_column));

@@ -15,18 +15,10 @@
 #include "secrets/detect/detector.hpp"
 #include "secrets/detect/keyword_filter.hpp"
 #include "secrets/rules/config_loader.hpp"
+#include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
 namespace {
-
-RuleSet rules_from(const std::string& toml) { return resolve_config(parse_config(toml, "test.toml"), RuleSet{}); }
-
-std::vector<Finding> scan(const Detector& d, const std::string& text) {
-  Detector::Scratch s(d);
-  std::vector<Finding> out;
-  d.scan("f.txt", text, s, out);
-  return out;
-}
 
 DetectorOptions scoped(KeywordScope scope) {
   DetectorOptions o;
@@ -120,9 +112,9 @@ TEST(KeywordScope, a_single_line_rule_reports_only_matches_on_a_keyword_line) {
   const RuleSet rules = rules_from("[[rules]]\nid = 't'\nregex = 'tok_[a-z]+'\nkeywords = ['magic']\n");
   const std::string text = "MaGiC tok_one\ntok_two\nx tok_three MAGIC\n";
   const Detector line(rules, scoped(KeywordScope::line));
-  EXPECT_EQ(brief(scan(line, text)), (std::vector<std::string>{"t 1:7-1:13=tok_one", "t 3:3-3:11=tok_three"}));
+  EXPECT_EQ(brief(findings_in(line, text)), (std::vector<std::string>{"t 1:7-1:13=tok_one", "t 3:3-3:11=tok_three"}));
   const Detector file(rules, scoped(KeywordScope::file));
-  EXPECT_EQ(brief(scan(file, text)),
+  EXPECT_EQ(brief(findings_in(file, text)),
             (std::vector<std::string>{"t 1:7-1:13=tok_one", "t 2:1-2:7=tok_two", "t 3:3-3:11=tok_three"}));
 }
 
@@ -132,13 +124,13 @@ TEST(KeywordScope, a_multi_line_match_counts_when_any_line_it_covers_holds_a_key
   // the third on its last line.
   const std::string text = "BEGIN\nmagic\nEND\nBEGIN\nplain\nEND\nBEGIN\nEND magic\n";
   const Detector line(rules, scoped(KeywordScope::line));
-  const std::vector<Finding> found = scan(line, text);
+  const std::vector<Finding> found = findings_in(line, text);
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].start_line, 1u);
   EXPECT_EQ(found[0].end_line, 3u);
   EXPECT_EQ(found[1].start_line, 7u);
   EXPECT_EQ(found[1].end_line, 8u);
-  EXPECT_EQ(scan(Detector(rules, scoped(KeywordScope::file)), text).size(), 3u);
+  EXPECT_EQ(findings_in(Detector(rules, scoped(KeywordScope::file)), text).size(), 3u);
 }
 
 TEST(KeywordScope, anchors_and_word_bounds_see_the_bytes_around_a_keyword_line) {
@@ -148,9 +140,9 @@ TEST(KeywordScope, anchors_and_word_bounds_see_the_bytes_around_a_keyword_line) 
       "[[rules]]\nid = 'end'\nregex = 'key_[a-z]+$'\nkeywords = ['key_']\n"
       "[[rules]]\nid = 'word'\nregex = '\\bkw[0-9]+'\nkeywords = ['kw']\n");
   const std::string text = "key_aa\nkw1 xkw2\nkey_bb";
-  EXPECT_EQ(brief(scan(Detector(rules, scoped(KeywordScope::line)), text)),
-            brief(scan(Detector(rules, scoped(KeywordScope::file)), text)));
-  EXPECT_EQ(brief(scan(Detector(rules, scoped(KeywordScope::line)), text)),
+  EXPECT_EQ(brief(findings_in(Detector(rules, scoped(KeywordScope::line)), text)),
+            brief(findings_in(Detector(rules, scoped(KeywordScope::file)), text)));
+  EXPECT_EQ(brief(findings_in(Detector(rules, scoped(KeywordScope::line)), text)),
             (std::vector<std::string>{"end 3:1-3:6=key_bb", "word 2:1-2:3=kw1"}));
 }
 
@@ -222,8 +214,8 @@ TEST(KeywordScope, both_scopes_find_what_a_reference_on_another_regex_engine_fin
     std::string text(std::uniform_int_distribution<std::size_t>(0, 80)(rng), ' ');
     for (char& c : text) c = alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)];
     const std::vector<std::string> want = reference(ref, text, KeywordScope::line);
-    ASSERT_EQ(brief(scan(line, text)), want) << "line scope, text: \"" << text << "\"";
-    ASSERT_EQ(brief(scan(file, text)), reference(ref, text, KeywordScope::file)) << "file scope, text: \"" << text << "\"";
+    ASSERT_EQ(brief(findings_in(line, text)), want) << "line scope, text: \"" << text << "\"";
+    ASSERT_EQ(brief(findings_in(file, text)), reference(ref, text, KeywordScope::file)) << "file scope, text: \"" << text << "\"";
     found += want.size();
   }
   EXPECT_GT(found, 1000U);  // the texts do hold kept matches

@@ -12,11 +12,10 @@
 
 #include "secrets/detect/detector.hpp"
 #include "secrets/rules/config_loader.hpp"
+#include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
 namespace {
-
-RuleSet rules_from(const std::string& toml) { return resolve_config(parse_config(toml, "test.toml"), RuleSet{}); }
 
 // The findings of the rules in `toml` over `text`. A finding points at its
 // rule, which lives in the Detector: the Detector lives as long as they do.

@@ -17,19 +17,15 @@
 #include "secrets/detect/detector.hpp"
 #include "secrets/detect/regex_prefilter.hpp"
 #include "secrets/rules/config_loader.hpp"
+#include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
 namespace {
 
-RuleSet rules_from(const std::string& toml) { return resolve_config(parse_config(toml, "test.toml"), RuleSet{}); }
-
 // "rule line:column-line:column=secret" per finding.
 std::vector<std::string> scan(const Detector& d, const std::string& text) {
-  Detector::Scratch s(d);
-  std::vector<Finding> out;
-  d.scan("f.txt", text, s, out);
   std::vector<std::string> brief;
-  for (const Finding& f : out)
+  for (const Finding& f : findings_in(d, text))
     brief.push_back(f.rule->id + " " + std::to_string(f.start_line) + ":" + std::to_string(f.start_column) + "-" +
                     std::to_string(f.end_line) + ":" + std::to_string(f.end_column) + "=" + f.secret);
   return brief;

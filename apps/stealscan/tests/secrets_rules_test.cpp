@@ -11,6 +11,7 @@
 
 #include "secrets/rules/config_loader.hpp"
 #include "secrets/detect/detector.hpp"
+#include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
 namespace {
@@ -161,11 +162,8 @@ std::vector<Sample> samples() {
 }
 
 std::set<std::string> rules_found(const Detector& d, const std::string& text) {
-  Detector::Scratch scratch(d);
-  std::vector<Finding> out;
-  d.scan("sample.txt", text, scratch, out);
   std::set<std::string> ids;
-  for (const Finding& f : out) ids.insert(f.rule->id);
+  for (const Finding& f : findings_in(d, text, "sample.txt")) ids.insert(f.rule->id);
   return ids;
 }
 
@@ -237,9 +235,7 @@ TEST(DefaultRules, a_specific_rule_takes_precedence_over_the_generic_one_on_its_
   // Many of both on one long line (past the pairs compared one by one): still one finding each.
   std::string line;
   for (int k = 0; k < 400; ++k) line.append("tok").append(std::to_string(k)).append("_token = \"").append(pat).append("\" ");
-  Detector::Scratch scratch(d);
-  std::vector<Finding> out;
-  d.scan("long.txt", line + "\n", scratch, out);
+  const std::vector<Finding> out = findings_in(d, line + "\n", "long.txt");
   EXPECT_EQ(out.size(), 400u);
   for (const Finding& f : out) EXPECT_EQ(f.rule->id, "github-pat");
 }
