@@ -297,11 +297,18 @@ CFGDIR = os.path.join(TREE, "testdata", "config")
 
 
 def table(src, fn):
+    """The Go table of test `fn` in `src`; None, recorded as skipped, if it cannot be read."""
     try:
-        t, consts = goparse.parse_table(src, fn)
-        return t, None
+        return goparse.parse_table(src, fn)[0]
     except goparse.GoParseError as e:
-        return None, str(e)
+        record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=str(e))
+        return None
+
+
+def table_rows(src, fn):
+    """The rows (dicts) of test `fn`'s slice table in `src`; none if it cannot be read."""
+    t = table(src, fn)
+    return [] if t is None else [row.value for row in t.value]
 
 
 def cfg_uses_default(path, seen=None):
@@ -318,9 +325,9 @@ def slug(s):
 
 def test_detect():
     fn = "TestDetect"
-    t, err = table(DETECT_SRC, fn)
+    t = table(DETECT_SRC, fn)
     if t is None:
-        return record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=err)
+        return
     for name, case in t.value.items():
         try:
             c = case.value
@@ -404,16 +411,12 @@ def file_source_case(fn, name, tt, cfg_name, extra_args, notes, ignore=True, ok_
             args += ["--fingerprints", ig]
             notes = notes + ["detector.AddGitleaksIgnore(%s) -> --fingerprints" % ig]
     res = run_ss(args + [src], DETECT_DIR)
-    return finding_case(fn, name, exp, res, "; ".join(notes), ok_rc=ok_rc)
+    return finding_case(fn, name, exp, res, "; ".join(notes), ok_rc=ok_rc), res
 
 
 def test_from_files():
     fn = "TestFromFiles"
-    t, err = table(DETECT_SRC, fn)
-    if t is None:
-        return record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=err)
-    for tt in t.value:
-        tt = tt.value
+    for tt in table_rows(DETECT_SRC, fn):
         name = "%s - %s" % (tt["cfgName"], tt["source"])
         # FollowSymlinks = true; gitleaks walks hidden files too
         file_source_case(fn, name, tt, tt["cfgName"], ["-L", "--hidden"],
@@ -422,11 +425,7 @@ def test_from_files():
 
 def test_archives():
     fn = "TestDetectWithArchives"
-    t, err = table(DETECT_SRC, fn)
-    if t is None:
-        return record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=err)
-    for tt in t.value:
-        tt = tt.value
+    for tt in table_rows(DETECT_SRC, fn):
         name = "%s - %s" % (tt["cfgName"], tt["source"])
         if tt.get("expireContext"):
             record(fn, name + " (expireContext)", "skip", skip=SKIP_CLI,
@@ -443,19 +442,15 @@ def test_archives():
 
 def test_symlinks():
     fn = "TestDetectWithSymlinks"
-    t, err = table(DETECT_SRC, fn)
-    if t is None:
-        return record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=err)
-    for tt in t.value:
-        tt = tt.value
+    for tt in table_rows(DETECT_SRC, fn):
         name = "%s - %s" % (tt["cfgName"], tt["source"])
-        r = file_source_case(fn, name, tt, "simple", ["-L", "--hidden"],
-                             ["-L (FollowSymlinks = true); the test loads simple.toml"], ignore=False)
-        # informational: SymlinkFile
+        r, (_, actual, _, _) = file_source_case(fn, name, tt, "simple", ["-L", "--hidden"],
+                                                ["-L (FollowSymlinks = true); the test loads simple.toml"],
+                                                ignore=False)
+        # informational: SymlinkFile, from the same run
         exp = tt["expectedFindings"].value
         if exp:
             want = exp[0].value.get("SymlinkFile", "")
-            rc, actual, _, _ = run_ss(["-c", os.path.join(CFGDIR, "simple.toml"), "-L", "--hidden", tt["source"]], DETECT_DIR)
             got = [a.get("SymlinkFile") for a in actual]
             r["notes"] += "; SymlinkFile (not compared): expected %r, got %r" % (want, got)
 
@@ -471,11 +466,7 @@ def prepare_repos():
 
 def test_from_git():
     fn = "TestFromGit"
-    t, err = table(DETECT_SRC, fn)
-    if t is None:
-        return record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=err)
-    for tt in t.value:
-        tt = tt.value
+    for tt in table_rows(DETECT_SRC, fn):
         src = tt["source"]
         log_opts = tt.get("logOpts", "")
         name = "/".join([tt["cfgName"], src, log_opts])
@@ -495,7 +486,7 @@ def test_from_git():
             extra += ["--since", mb]
             notes.append("`git log --all %s...` = all refs minus the ancestors of merge-base(%s, HEAD) = --since %s" %
                          (m.group(1), m.group(1), mb[:10]))
-        r = file_source_case(fn, name, tt, "simple", extra, notes)
+        r, _ = file_source_case(fn, name, tt, "simple", extra, notes)
         m = re.search(r"ref (refs/\S+): cannot read it", r.get("stderr", ""))
         if r["status"] == "fail" and r["rc"] == 2 and m:
             # informational: the same scan once the stray file under refs/ is gone
@@ -517,11 +508,7 @@ def test_from_git():
 
 def test_from_git_staged():
     fn = "TestFromGitStaged"
-    t, err = table(DETECT_SRC, fn)
-    if t is None:
-        return record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=err)
-    for tt in t.value:
-        tt = tt.value
+    for tt in table_rows(DETECT_SRC, fn):
         name = "/".join([tt["cfgName"], tt["source"]])
         file_source_case(fn, name, tt, "simple", ["--staged"],
                          ["sources.NewGitDiffCmd(source, staged=true) -> --staged"])
@@ -553,9 +540,9 @@ def allowlist_toml(al):
 
 def test_rule_allowlist():
     fn = "TestDetectRuleAllowlist"
-    t, err = table(DETECT_SRC, fn)
+    t = table(DETECT_SRC, fn)
     if t is None:
-        return record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=err)
+        return
     # the raw text and the rule are built in the test body
     m = re.search(r"raw := `([^`]*)`", DETECT_SRC[DETECT_SRC.index("func TestDetectRuleAllowlist"):])
     rm = re.search(r'RuleID: "([^"]+)",\s*Regex:\s*regexp\.MustCompile\(`([^`]*)`\)',
@@ -610,9 +597,8 @@ def test_config():
     src = open(os.path.join(GL, "config", "config_test.go")).read()
     cwd = os.path.join(TREE, "config")
     for fn in ("TestTranslate", "TestTranslateAllowlists", "TestTranslateExtend"):
-        t, err = table(src, fn)
+        t = table(src, fn)
         if t is None:
-            record(fn, "(all)", "skip", skip=SKIP_NOTEX, notes=err)
             continue
         for tc in t.value:
             v = tc.value
