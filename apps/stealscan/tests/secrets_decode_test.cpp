@@ -3,6 +3,7 @@
 // End-to-end cases are in e2e_secrets_report_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "secrets/detect/text_classes.hpp"
 #include "secrets/rules/config_loader.hpp"
 #include "sources/utf16.hpp"
+#include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
 namespace {
@@ -302,6 +304,41 @@ regex = '''secret=([a-z-]{12,})'''
             std::vector<std::string>{"1:1-23=plain-value-here"});
 }
 
+// A file of many lines, each a value encoded twice (percent escapes inside
+// base64), between plain lines and once-encoded ones: every pass has as many
+// pieces as lines, and each finding still carries exactly the encodings its
+// own span went through, at its own line.
+TEST(DecodeSplice, each_of_many_encoded_lines_keeps_its_own_encodings) {
+  const Detector d(rules_from(R"toml(
+[[rules]]
+id = "assign"
+regex = '''secret=([a-z0-9-]{12,})'''
+)toml"));
+  std::string text;
+  std::vector<std::string> want;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string value = "value-" + std::to_string(100000 + i);
+    if (i % 3 == 0) {
+      text.append("k = ").append(b64("secret%3d" + value)).append("\n");  // %3d is '='
+      want.push_back(std::to_string(i + 1) + " " + value + " decoded:percent decoded:base64 decode-depth:2");
+    } else if (i % 3 == 1) {
+      text.append("k = ").append(b64("secret=" + value)).append("\n");
+      want.push_back(std::to_string(i + 1) + " " + value + " decoded:base64 decode-depth:1");
+    } else {
+      text.append("plain line ").append(std::to_string(i)).append("\n");
+    }
+  }
+  std::vector<Finding> found = findings_in(d, text);
+  std::sort(found.begin(), found.end(), report_order);  // the passes' findings come pass by pass
+  std::vector<std::string> got;
+  for (const Finding& f : found) {
+    std::string b = std::to_string(f.start_line) + " " + f.secret;
+    for (const std::string& tag : f.tags()) b.append(" ").append(tag);
+    got.push_back(b);
+  }
+  EXPECT_EQ(got, want);
+}
+
 TEST(DecodeSplice, a_base64_value_cut_by_a_percent_escape_waits_for_the_escape_to_be_decoded) {
   // A base64 character written as a percent escape, 20 characters in (the
   // run before it is long enough to be tried alone): the runs touching the
@@ -330,6 +367,10 @@ TEST(DecodeSplice, unicode_escapes_and_code_points_are_decoded_to_utf8) {
     EXPECT_FALSE(decode_pass(text, file_pieces(text.size()), 1, out, scratch)) << text << " -> " << out.text;
   const SplicedText s = pass1("k: \\u0061\\u0062");
   EXPECT_EQ(s.decoded_by(1, 3, 5), kUnicode);
+  EXPECT_EQ(s.decoded_by(1, 0, 3), kUnicode);  // touching its start counts, as gitleaks counts overlap
+  EXPECT_EQ(s.decoded_by(1, 5, 5), kUnicode);  // ... and its end
+  EXPECT_EQ(s.decoded_by(1, 0, 2), 0);
+  EXPECT_EQ(s.decoded_by(2, 3, 5), 0);  // another pass's
   EXPECT_EQ(s.file_end(5), 15u);
 }
 

@@ -220,6 +220,23 @@ std::vector<SplicedText::Piece> file_pieces(std::size_t size) {
 
 namespace {
 
+// The encodings of the decoded pieces (of pass `pass`; 0: of any pass) that
+// [begin, end] overlaps or touches. The pieces are in order and cover the
+// text, so their ends are sorted too: a binary search for the first that
+// reaches `begin`, then a walk over those that start by `end` (at most one
+// past each edge). Logarithmic in the pieces, not linear: a pass calls it for
+// every segment it decodes and every match in decoded text, and a file of
+// many encoded lines has as many pieces.
+std::uint8_t encodings_touching(const std::vector<SplicedText::Piece>& pieces, std::size_t begin, std::size_t end,
+                                unsigned pass) {
+  std::uint8_t e = 0;
+  auto it = std::lower_bound(pieces.begin(), pieces.end(), begin,
+                             [](const SplicedText::Piece& p, std::size_t at) { return p.end < at; });
+  for (; it != pieces.end() && it->begin <= end; ++it)
+    if (it->decoded && (pass == 0 || it->pass == pass)) e |= it->encodings;
+  return e;
+}
+
 // The piece holding offset `at` (the last one for the text's end).
 const SplicedText::Piece& piece_at(const std::vector<SplicedText::Piece>& pieces, std::size_t at) {
   auto it = std::upper_bound(pieces.begin(), pieces.end(), at,
@@ -245,10 +262,7 @@ std::size_t SplicedText::file_begin(std::size_t begin) const { return begin_in_f
 std::size_t SplicedText::file_end(std::size_t end) const { return end_in_file(pieces, end); }
 
 std::uint8_t SplicedText::decoded_by(unsigned pass, std::size_t begin, std::size_t end) const {
-  std::uint8_t e = 0;
-  for (const Piece& p : pieces)
-    if (p.decoded && p.pass == pass && p.begin <= end && begin <= p.end) e |= p.encodings;
-  return e;
+  return encodings_touching(pieces, begin, end, pass);
 }
 
 bool decode_pass(std::string_view t, const std::vector<SplicedText::Piece>& in_pieces, unsigned pass,
@@ -300,9 +314,7 @@ bool decode_pass(std::string_view t, const std::vector<SplicedText::Piece>& in_p
     if (!decoded(t.substr(s.begin, s.end - s.begin), s.kind, value) || value.empty()) continue;
     copy_to(s.begin);
     // The encodings of what this segment was made of, from earlier passes.
-    std::uint8_t encodings = s.kind;
-    for (const SplicedText::Piece& p : in_pieces)
-      if (p.decoded && p.begin <= s.end && s.begin <= p.end) encodings |= p.encodings;
+    const std::uint8_t encodings = s.kind | encodings_touching(in_pieces, s.begin, s.end, 0);
     const std::size_t at = out.text.size();
     out.text.append(value);
     out.pieces.push_back(SplicedText::Piece{at, out.text.size(), begin_in_file(in_pieces, s.begin),
