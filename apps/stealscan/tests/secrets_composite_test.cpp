@@ -5,6 +5,7 @@
 // required rule runs over the whole text, its keywords or not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,47 @@ TEST(SecretsComposite, every_required_rule_must_be_found_and_columns_are_measure
   // user 20 columns away: too far; no host: not reported.
   EXPECT_EQ(scan(d, "key=abc             user=\"bob\"\nhost=db1\n"), std::vector<std::string>{"host 2:1=db1"});
   EXPECT_TRUE(scan(d, "key=abc user=\"bob\"\n").empty());
+}
+
+// A text full of both: each finding carries the nearest parts by line, at
+// most kMaxParts of each required rule, in text order (gitleaks attaches
+// every one: 8,000 lines of both made a 5 GB report), and the columns bound
+// still applies to each.
+TEST(SecretsComposite, a_finding_carries_at_most_the_nearest_parts) {
+  const Detector d(rules_from(R"toml(
+[[rules]]
+id = "tok"
+regex = '''tok_(\d+)'''
+  [[rules.required]]
+  id = "key"
+[[rules]]
+id = "key"
+regex = '''key_(\d+)'''
+skipReport = true
+[[rules]]
+id = "narrow"
+regex = '''narrow_(\d+)'''
+  [[rules.required]]
+  id = "key"
+  withinColumns = 3
+)toml"));
+  std::string text;
+  for (int i = 0; i < 400; ++i) text.append("tok_").append(std::to_string(i)).append(" key_").append(std::to_string(i)).append("\n");
+  const std::vector<Finding> found = findings_in(d, text);
+  ASSERT_EQ(found.size(), 400u);
+  for (const Finding& f : found) {
+    ASSERT_EQ(f.required.size(), Detector::kMaxParts) << f.start_line;
+    // Its own line, then one below, one above and so on (a tie goes below):
+    // 3 lines above to 4 below, shifted at the text's ends; in text order.
+    const std::uint64_t first = std::min<std::uint64_t>(f.start_line > 3 ? f.start_line - 3 : 1, 400 - 7);
+    for (std::size_t k = 0; k < f.required.size(); ++k) EXPECT_EQ(f.required[k].start_line, first + k) << f.start_line;
+  }
+  // Parts out of its columns are passed over, however near their lines: the
+  // nearest ones within the bound are taken.
+  std::string cols = "narrow_1\n";
+  for (int i = 0; i < 20; ++i) cols.append("     key_").append(std::to_string(i)).append("\n");  // column 6: too far
+  cols.append("key_99\n");
+  EXPECT_EQ(scan(d, cols), std::vector<std::string>{"narrow 1:1=1 +key@22:1=99"});
 }
 
 TEST(SecretsComposite, a_required_rule_must_exist) {

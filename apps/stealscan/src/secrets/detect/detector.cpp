@@ -248,24 +248,43 @@ void Detector::keep_composite(const Compiled& c, std::string_view path, std::str
     if (q.rule->regex.empty() || (q.path != nullptr && !RE2::PartialMatch(path, *q.path))) continue;
     scan_rule(q, path, commit, text, lines, blob, nullptr, s, parts[k]);
   }
+  // Each part's findings in line order (they come in rule order, which is
+  // text order but for decoding passes).
+  for (std::vector<Finding>& p : parts)
+    std::stable_sort(p.begin(), p.end(), [](const Finding& a, const Finding& b) { return a.start_line < b.start_line; });
   const auto distance = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : b - a; };
+  std::vector<std::size_t> near;
   std::size_t kept = from;
   for (std::size_t i = from; i < out.size(); ++i) {
     Finding& f = out[i];
     bool all = true;
     for (std::size_t k = 0; k < c.required.size() && all; ++k) {
       const Required& want = c.rule->required[k];
-      bool any = false;
-      for (const Finding& p : parts[k]) {
-        if (want.within_lines && distance(p.start_line, f.start_line) > static_cast<std::uint64_t>(*want.within_lines))
-          continue;
-        if (want.within_columns &&
-            distance(p.start_column, f.start_column) > static_cast<std::uint64_t>(*want.within_columns))
-          continue;
-        f.required.push_back(RequiredPart{p.rule, p.start_line, p.start_column, p.secret});
-        any = true;
+      const std::vector<Finding>& found = parts[k];
+      const auto within = [&](const Finding& p) {
+        return (!want.within_lines || distance(p.start_line, f.start_line) <= static_cast<std::uint64_t>(*want.within_lines)) &&
+               (!want.within_columns ||
+                distance(p.start_column, f.start_column) <= static_cast<std::uint64_t>(*want.within_columns));
+      };
+      // The nearest parts by line, outward from the finding's line, at most
+      // kMaxParts of them: a text with many of both stays linear in size.
+      near.clear();
+      auto up = std::lower_bound(found.begin(), found.end(), f.start_line,
+                                 [](const Finding& p, std::uint64_t line) { return p.start_line < line; });
+      auto down = up;
+      while (near.size() < kMaxParts && (down != found.begin() || up != found.end())) {
+        const bool take_up = down == found.begin() ||
+                             (up != found.end() && distance(up->start_line, f.start_line) <=
+                                                       distance(std::prev(down)->start_line, f.start_line));
+        const auto at = take_up ? up++ : --down;
+        if (want.within_lines && distance(at->start_line, f.start_line) > static_cast<std::uint64_t>(*want.within_lines))
+          break;  // nearest first: all the rest are farther
+        if (within(*at)) near.push_back(static_cast<std::size_t>(at - found.begin()));
       }
-      all = any;
+      std::sort(near.begin(), near.end());  // attached in text order
+      for (const std::size_t n : near)
+        f.required.push_back(RequiredPart{found[n].rule, found[n].start_line, found[n].start_column, found[n].secret});
+      all = !near.empty();
     }
     if (!all) continue;
     if (kept != i) out[kept] = std::move(f);

@@ -85,6 +85,11 @@ class Detector {
     LineVerdicts line_verdicts_;  // of the text being scanned
   };
 
+  // How many parts of each required rule a composite rule's finding carries
+  // at most: the nearest by line (gitleaks attaches every one, which is
+  // quadratic in a text full of both).
+  static constexpr std::size_t kMaxParts = 8;
+
   // Appends the findings in `text`, the bytes of the file shown as `path`;
   // `commit` (hex, for a blob of git history) is what allowlists' commits see.
   // A generic rule's finding that a specific rule's finding repeats is left
@@ -126,7 +131,8 @@ class Detector {
   [[nodiscard]] bool allowed(const Compiled& rule, const Candidate& c) const;
   // Keeps the findings out[from, end) of composite rule `c` that have a
   // finding of each required rule nearby (each required rule run over the
-  // whole text, keywords or not, as gitleaks does), with those parts attached.
+  // whole text, keywords or not, as gitleaks does), with those parts attached:
+  // of each required rule, the kMaxParts nearest by line.
   void keep_composite(const Compiled& c, std::string_view path, std::string_view commit, std::string_view text,
                       InlineAllows& lines, const Blob* blob, std::size_t from, Scratch& scratch,
                       std::vector<Finding>& out) const;
