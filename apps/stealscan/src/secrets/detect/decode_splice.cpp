@@ -23,6 +23,12 @@ bool printable(unsigned char c) { return c >= 0x09 && c <= 0x7e; }
 
 using Segment = DecodeScratch::Segment;
 
+// Four hex digits at `at`.
+bool hex4_at(std::string_view t, std::size_t at) {
+  return at + 4 <= t.size() && hex_value(t[at]) >= 0 && hex_value(t[at + 1]) >= 0 && hex_value(t[at + 2]) >= 0 &&
+         hex_value(t[at + 3]) >= 0;
+}
+
 // `%XX` at `at`.
 bool percent_at(std::string_view t, std::size_t at) {
   return at + 2 < t.size() && t[at] == '%' && hex_value(t[at + 1]) >= 0 && hex_value(t[at + 2]) >= 0;
@@ -46,22 +52,18 @@ bool starts_printable(std::string_view run, bool hex) {
 void candidates(std::string_view t, std::vector<Segment>& out) {
   out.clear();
   const char* const base = t.data();
-  const auto hex4 = [&](std::size_t at) {
-    return at + 4 <= t.size() && hex_value(t[at]) >= 0 && hex_value(t[at + 1]) >= 0 && hex_value(t[at + 2]) >= 0 &&
-           hex_value(t[at + 3]) >= 0;
-  };
   // Unicode: runs of \uXXXX escapes (one backslash or two), and of U+XXXX code
   // points each followed by a space or the text's end.
   const auto escape_at = [&](std::size_t at) -> std::size_t {  // its length, 0 if none
     std::size_t q = at;
     if (q < t.size() && t[q] == '\\') ++q;
     if (q < t.size() && t[q] == '\\') ++q;
-    if (q == at || q + 1 > t.size() || (t[q] != 'u' && t[q] != 'U') || !hex4(q + 1)) return 0;
+    if (q == at || q + 1 > t.size() || (t[q] != 'u' && t[q] != 'U') || !hex4_at(t, q + 1)) return 0;
     return q + 5 - at;
   };
   const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
   const auto code_point_at = [&](std::size_t at) -> std::size_t {  // with the space after it
-    if (at + 6 > t.size() || t[at] != 'U' || t[at + 1] != '+' || !hex4(at + 2)) return 0;
+    if (at + 6 > t.size() || t[at] != 'U' || t[at + 1] != '+' || !hex4_at(t, at + 2)) return 0;
     if (at + 6 == t.size()) return 6;
     return is_space(t[at + 6]) ? 7 : 0;
   };
@@ -141,13 +143,9 @@ void append_utf8(std::string& out, std::uint32_t cp) {
 bool decoded(std::string_view s, Encoding kind, std::string& out) {
   out.clear();
   if (kind == kUnicode) {  // each 4 hex digits after a 'u' (of "\\u") or a '+' (of "U+")
-    const auto hex4_at = [&](std::size_t at) {
-      return at + 4 <= s.size() && hex_value(s[at]) >= 0 && hex_value(s[at + 1]) >= 0 &&
-             hex_value(s[at + 2]) >= 0 && hex_value(s[at + 3]) >= 0;
-    };
     for (std::size_t i = 0; i < s.size();) {
       const char c = s[i];
-      if ((c == 'u' || c == 'U' || c == '+') && hex4_at(i + 1)) {
+      if ((c == 'u' || c == 'U' || c == '+') && hex4_at(s, i + 1)) {
         std::uint32_t cp = 0;
         for (std::size_t k = 1; k <= 4; ++k) cp = cp * 16 + static_cast<std::uint32_t>(hex_value(s[i + k]));
         append_utf8(out, cp);
