@@ -210,6 +210,11 @@ TEST(DefaultRules, text_without_secrets_finds_nothing) {
       "credential-store.c.o: /workspaces/git2/builtin/credential-store.c\n"
       "author: refs/tags/doubly-signed-tag-v2\n"
       "credential.https://dev.azure.com.useHttpPath\n"
+      // Code assigning code (Free Pascal in /usr/share), a resource path, a Maven coordinate:
+      "current_tokenpos:=current_filepos2;\n"
+      "TypeTokens = SingleTokens2+PrefixTokens;\n"
+      "secret_version=projects/PROJECT/secrets/SECRET/versions/VERSION\n"
+      "com.google.auth:google-auth-library-oauth2-http\n"
       // Documentation's placeholder passwords in URLs:
       "http://login-on-proxy:passwd-on-proxy@proxy-host.com/\n"
       "https://alice:your_password_here@git.example.org/repo.git\n";
@@ -218,6 +223,8 @@ TEST(DefaultRules, text_without_secrets_finds_nothing) {
 
 TEST(DefaultRules, a_base64_value_with_slashes_is_still_a_generic_secret) {
   const Detector d(default_rule_set());
+  // A test-mode key is a secret too: "test" is no stopword.
+  EXPECT_EQ(rules_found(d, "client_secret = \"test_9fK2xQ7mZ4pL8vN3\"\n").count("generic-secret"), 1u);
   EXPECT_EQ(rules_found(d, "api_key = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9hAXq3==\"\n").count("generic-secret"), 1u);
   EXPECT_EQ(rules_found(d, "token: Qm9vbGVhbi9hbmQ+c3RyaW5n/ZnJvbTM0\n").count("generic-secret"), 1u);
 }
