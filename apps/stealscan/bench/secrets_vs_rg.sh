@@ -47,9 +47,9 @@ ss="$build/apps/stealscan/stealscan"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-python3 - "$ROOT/apps/stealscan/src/secrets/rules/default_rules.toml" "$tmp" <<'PY'
-import sys, tomllib
-rules = tomllib.load(open(sys.argv[1], "rb"))["rules"]
+python3 - "$ROOT/apps/stealscan/src/secrets/rules/builtin" "$tmp" <<'PY'
+import glob, sys, tomllib
+rules = [r for f in sorted(glob.glob(sys.argv[1] + "/*.toml")) for r in tomllib.load(open(f, "rb")).get("rules", [])]
 regexes = [r["regex"] for r in rules if "regex" in r]
 with open(sys.argv[2] + "/rules.txt", "w") as f:
     f.write("\n".join(regexes) + "\n")

@@ -307,6 +307,78 @@ TEST(SecretsReport, with_follow_a_linked_file_is_reported_at_its_target_with_the
   EXPECT_EQ(json::parse(plain.out).size(), 1u) << plain.out;
 }
 
+// --list-rules prints the rules in use, a line each: id, family (the rule
+// file's name), confidence, keywords; --min-confidence reports the rules at
+// that level or above (default medium), a lower one still serving as another
+// rule's required part.
+TEST(SecretsReport, rules_are_listed_and_chosen_by_confidence) {
+  TempTree t;
+  t.write("rules/team.toml", R"toml(
+[[rules]]
+id = "sure"
+regex = '''sure_[0-9]{6}'''
+keywords = ["sure_"]
+confidence = "high"
+[[rules]]
+id = "plain"
+regex = '''plain_[0-9]{6}'''
+keywords = ["plain_", "plain-"]
+[[rules]]
+id = "noisy"
+regex = '''noisy_[0-9]{6}'''
+confidence = "low"
+[[rules]]
+id = "pair"
+regex = '''pair_[0-9]{6}'''
+confidence = "high"
+  [[rules.required]]
+  id = "noisy"
+)toml");
+  t.write("data/a.txt", "sure_123456 plain_123456 noisy_123456\npair_123456\n");
+  const std::string config = t.path("rules/team.toml");
+  const ProcessResult listed = secrets({"--list-rules", "-c", config});
+  EXPECT_EQ(listed.status, 0) << listed.err;
+  // "noisy" is below medium: it serves "pair" as a part and is not listed.
+  EXPECT_EQ(listed.out, "sure\tteam\thigh\tsure_\nplain\tteam\tmedium\tplain_,plain-\npair\tteam\thigh\t-\n");
+  const auto ids = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"-f", "json", "-c", config};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(t.path("data"));
+    std::multiset<std::string> out;
+    for (const json& f : json::parse(secrets(args).out)) out.insert(f["RuleID"].get<std::string>());
+    return out;
+  };
+  EXPECT_EQ(ids({}), (std::multiset<std::string>{"sure", "plain", "pair"}));
+  EXPECT_EQ(ids({"--min-confidence", "high"}), (std::multiset<std::string>{"sure", "pair"}));
+  EXPECT_EQ(ids({"--min-confidence", "low"}), (std::multiset<std::string>{"sure", "plain", "noisy", "pair"}));
+  // --enable-rule keeps a rule whatever its confidence.
+  EXPECT_EQ(ids({"--enable-rule", "noisy"}), (std::multiset<std::string>{"noisy"}));
+  // The built-in rules name their files: families, and high for a provider's own prefix.
+  const ProcessResult builtin = secrets({"--list-rules"});
+  EXPECT_NE(builtin.out.find("github-pat\tgithub\thigh\tghp_\n"), std::string::npos) << builtin.out;
+  EXPECT_NE(builtin.out.find("generic-secret\tgeneric\tmedium\t"), std::string::npos) << builtin.out;
+  // A bad level is named, on the command line and in a rule file.
+  const ProcessResult bad = secrets({"--min-confidence", "sure", t.path("data")});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("invalid --min-confidence 'sure': expected low, medium or high"), std::string::npos) << bad.err;
+  t.write("rules/bad.toml", "[[rules]]\nid = 'x'\nregex = 'x'\nconfidence = 'certain'\n");
+  const ProcessResult bad_rule = secrets({"-c", t.path("rules/bad.toml"), t.path("data")});
+  EXPECT_EQ(bad_rule.status, 2);
+  EXPECT_NE(bad_rule.err.find("'confidence' must be low, medium or high, got \"certain\""), std::string::npos)
+      << bad_rule.err;
+  // A global allowlist aimed at a rule left out by its level goes with it; one
+  // naming no rule at all is still refused.
+  t.write("rules/aimed.toml", "[[rules]]\nid = 'noisy'\nregex = 'noisy_[0-9]+'\nconfidence = 'low'\n"
+                              "[[rules]]\nid = 'plain'\nregex = 'plain_[0-9]+'\n"
+                              "[[allowlists]]\ntargetRules = ['noisy']\nregexes = ['never']\n");
+  EXPECT_EQ(secrets({"-c", t.path("rules/aimed.toml"), t.path("data")}).status, 1);
+  t.write("rules/unknown.toml", "[[rules]]\nid = 'plain'\nregex = 'plain_[0-9]+'\n"
+                                "[[allowlists]]\ntargetRules = ['nope']\nregexes = ['never']\n");
+  const ProcessResult unknown = secrets({"-c", t.path("rules/unknown.toml"), t.path("data")});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("'targetRules' names no rule: \"nope\""), std::string::npos) << unknown.err;
+}
+
 TEST(SecretsReport, gitleaks_options_do_what_gitleaks_does_with_them) {
   TempTree t;
   plant(t);  // github-pat in "dir one/a.py" line 2, aws-access-key-id in b.ini

@@ -114,6 +114,26 @@ TEST(SecretsConfig, a_duplicate_id_replaces_the_earlier_rule_with_a_warning_nami
                                                "rules.toml: rules[0] 'a'"});
 }
 
+// `confidence` (ours, Kingfisher's levels): absent is medium; an extending
+// rule's replaces the base's; a rule's family is its file's name.
+TEST(SecretsConfig, confidence_is_read_and_merged_and_the_family_is_the_files_name) {
+  const RuleSet base = resolve_config(
+      parse_config("[[rules]]\nid = 'a'\nregex = 'a'\nconfidence = 'low'\n[[rules]]\nid = 'b'\nregex = 'b'\n"
+                   "[[rules]]\nid = 'c'\nregex = 'c'\nconfidence = 'high'\n",
+                   "dir/team.rules.toml"),
+      RuleSet{});
+  ASSERT_EQ(base.rules.size(), 3u);
+  EXPECT_EQ(base.rules[0].level(), Confidence::low);
+  EXPECT_EQ(base.rules[1].level(), Confidence::medium);
+  EXPECT_EQ(base.rules[0].family, "team");
+  const RuleSet merged = resolve_config(
+      parse_config("[extend]\npath = 'x'\n[[rules]]\nid = 'a'\nconfidence = 'high'\n[[rules]]\nid = 'c'\n", "top.toml"),
+      base);
+  EXPECT_EQ(merged.rules[0].level(), Confidence::high);
+  EXPECT_EQ(merged.rules[2].level(), Confidence::high);  // not set: the base's
+  EXPECT_EQ(merged.rules[0].family, "team");               // the base's file
+}
+
 TEST(SecretsConfig, a_rule_with_a_base_rules_id_merges_into_it) {
   // Set fields replace the base's; keywords, tags, allowlists and required
   // parts are appended (gitleaks' Config.extend).

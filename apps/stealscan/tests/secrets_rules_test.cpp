@@ -1,4 +1,4 @@
-// The built-in rules (src/secrets/rules/default_rules.toml): there are at least 60,
+// The built-in rules (src/secrets/rules/builtin/*.toml): there are at least 60,
 // every one has keywords, and every one finds a made-up sample of its token and
 // not a near miss (one character short, a wrong alphabet, too little entropy,
 // no provider name...). The samples are built from cycled alphabets, so they
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "secrets/rules/config_loader.hpp"
+#include "secrets/rules/default_rules.hpp"
 #include "secrets/detect/detector.hpp"
 #include "support/detector_run.hpp"
 
@@ -174,6 +175,24 @@ TEST(DefaultRules, there_are_at_least_60_and_each_has_keywords_and_a_description
     EXPECT_FALSE(r.keywords.empty()) << r.id;
     EXPECT_FALSE(r.description.empty()) << r.id;
   }
+}
+
+// One file per family: each parses without a warning (no id used twice in
+// it), its rules carry its name as their family, and no id is in two files.
+TEST(DefaultRules, each_family_file_parses_cleanly_and_names_its_rules_family) {
+  std::set<std::string> ids;
+  std::size_t rules = 0;
+  for (const BuiltinRuleFile& f : kBuiltinRuleFiles) {
+    const ParsedConfig c = parse_config(f.toml, std::string(f.family) + ".toml");
+    EXPECT_TRUE(c.warnings.empty()) << f.family << ": " << (c.warnings.empty() ? "" : c.warnings[0]);
+    EXPECT_FALSE(c.own.rules.empty()) << f.family;
+    for (const Rule& r : c.own.rules) {
+      EXPECT_EQ(r.family, f.family);
+      EXPECT_TRUE(ids.insert(r.id).second) << r.id << " is in two files";
+      ++rules;
+    }
+  }
+  EXPECT_EQ(rules, default_rule_set().rules.size());
 }
 
 TEST(DefaultRules, every_rule_has_a_sample_and_a_near_miss_in_this_test) {

@@ -60,6 +60,7 @@ rules:
     (ext_[a-z0-9]{12})   # the token
     \b
   min_entropy: 3.0
+  confidence: high
   categories: [api, secret]
   examples:
   - 'key = ext_a1b2c3d4e5f6'
@@ -88,6 +89,9 @@ TEST(YamlRules, fields_become_rules_and_a_pattern_re2_refuses_is_left_out_by_nam
   EXPECT_EQ(t.description, "Example Token");
   EXPECT_EQ(t.regex, "\\b(ext_[a-z0-9]{12})\\b");
   EXPECT_EQ(t.entropy, 3.0);
+  EXPECT_EQ(t.level(), Confidence::high);
+  EXPECT_EQ(s.rules[1].level(), Confidence::medium);  // no confidence: medium
+  EXPECT_EQ(t.family, "ex");                          // the file's name
   EXPECT_TRUE(t.keywords.empty());
   EXPECT_EQ(t.tags, (std::vector<std::string>{"api", "secret"}));
   EXPECT_EQ(t.examples, std::vector<std::string>{"key = ext_a1b2c3d4e5f6"});

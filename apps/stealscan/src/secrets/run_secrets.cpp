@@ -149,35 +149,62 @@ std::string summary(const Totals& t, std::size_t findings, std::size_t known) {
   return s;
 }
 
-// --enable-rule: only the rules named (each must be one), and the rules they
-// require, those reported only as parts.
-RuleSet only_enabled(RuleSet rules, const std::vector<std::string>& ids) {
-  if (ids.empty()) return rules;
-  std::unordered_set<std::string> wanted(ids.begin(), ids.end());
+// Only the rules `wanted` says, and the rules they require, those reported
+// only as parts (a part that is not wanted itself).
+template <class Wanted>
+RuleSet keep_rules(RuleSet rules, const Wanted& wanted) {
   std::unordered_set<std::string> parts;
   for (const Rule& r : rules.rules) {
-    if (wanted.count(r.id) == 0) continue;
+    if (!wanted(r)) continue;
     for (const Required& q : r.required) parts.insert(q.id);
   }
+  RuleSet out;
+  out.allowlists = std::move(rules.allowlists);
+  std::unordered_set<std::string> gone;
+  for (Rule& r : rules.rules) {
+    const bool want = wanted(r);
+    if (!want && parts.count(r.id) == 0) {
+      gone.insert(r.id);
+      continue;
+    }
+    if (!want) r.skip_report = true;
+    out.rules.push_back(std::move(r));
+  }
+  // A global allowlist aimed only at rules that are gone goes too (an id
+  // that names no rule stays, for the Detector to refuse).
+  if (!gone.empty())
+    std::erase_if(out.allowlists, [&](Allowlist& a) {
+      if (a.target_rules.empty()) return false;
+      std::erase_if(a.target_rules, [&](const std::string& id) { return gone.count(id) != 0; });
+      return a.target_rules.empty();
+    });
+  return out;
+}
+
+// --enable-rule (each id must name a rule), then --min-confidence: a rule
+// named by --enable-rule is kept whatever its confidence.
+RuleSet selected_rules(RuleSet rules, const SecretsCommand& cmd) {
+  const std::vector<std::string>& ids = cmd.enabled_rules;
   for (const std::string& id : ids)
     if (std::none_of(rules.rules.begin(), rules.rules.end(), [&](const Rule& r) { return r.id == id; }))
       throw ConfigError("--enable-rule names no rule: \"" + id + "\"");
-  RuleSet out;
-  out.allowlists = std::move(rules.allowlists);
-  for (Rule& r : rules.rules) {
-    if (wanted.count(r.id) == 0 && parts.count(r.id) == 0) continue;
-    if (wanted.count(r.id) == 0) r.skip_report = true;
-    out.rules.push_back(std::move(r));
+  if (!ids.empty()) {
+    const std::unordered_set<std::string> wanted(ids.begin(), ids.end());
+    return keep_rules(std::move(rules), [&](const Rule& r) { return wanted.count(r.id) != 0; });
   }
-  // A global allowlist aimed only at rules that are gone goes too.
-  std::unordered_set<std::string> kept;
-  for (const Rule& r : out.rules) kept.insert(r.id);
-  std::erase_if(out.allowlists, [&](Allowlist& a) {
-    if (a.target_rules.empty()) return false;
-    std::erase_if(a.target_rules, [&](const std::string& id) { return kept.count(id) == 0; });
-    return a.target_rules.empty();
-  });
-  return out;
+  return keep_rules(std::move(rules), [&](const Rule& r) { return r.level() >= cmd.min_confidence; });
+}
+
+// --list-rules: a line a rule reported (parts only are not listed):
+// id, family, confidence, keywords (comma-separated; "-" for none).
+void list_rules(const RuleSet& rules, std::ostream& out) {
+  for (const Rule& r : rules.rules) {
+    if (r.skip_report) continue;
+    std::string keywords;
+    for (const std::string& k : r.keywords) keywords.append(keywords.empty() ? "" : ",").append(k);
+    out << r.id << '\t' << (r.family.empty() ? "-" : r.family) << '\t' << confidence_name(r.level()) << '\t'
+        << (keywords.empty() ? "-" : keywords) << '\n';
+  }
 }
 
 int scan_main(SecretsCommand& cmd, Diagnostics& diag);
@@ -212,9 +239,13 @@ int scan_main(SecretsCommand& cmd, Diagnostics& diag) {
   try {
     bool from_file = false;
     ConfigWarnings warnings;
-    RuleSet rules = only_enabled(choose_rules(cmd, from_file, warnings, own), cmd.enabled_rules);
+    RuleSet rules = selected_rules(choose_rules(cmd, from_file, warnings, own), cmd);
     for (const std::string& b : cmd.baselines) own.add(b);
     for (const std::string& w : warnings) diag.message("warning: " + w);
+    if (cmd.list_rules) {
+      list_rules(rules, std::cout);
+      return kNoFindings;
+    }
     DetectorOptions options;
     options.decode_depth = cmd.decode_depth;
     options.keyword_scope = cmd.keyword_scope;

@@ -23,6 +23,14 @@ Rules:
                             against their own examples instead of scanning:
                             each rule that misses an example or finds a
                             negative example is named; exit 1 if any
+      --list-rules          print the rules in use (id, family, confidence,
+                            keywords), one a line, instead of scanning
+      --min-confidence LEVEL
+                            report the rules of confidence LEVEL or above:
+                            low, medium (the default) or high. A rule's
+                            `confidence` (Kingfisher's field; absent: medium)
+                            is high for a prefix or checksum of one
+                            provider, low for a kind often something else
 Report (sorted by file, line, column, rule):
   -f, --format FORMAT       text (default), json (an array, gitleaks' field
                             names), sarif (SARIF 2.1.0), csv or junit
@@ -132,6 +140,13 @@ SecretsCommand parse_secrets_command(const std::vector<std::string>& args, std::
       c.config = value();
     } else if (name == "--check-rules") {
       c.check_rules = value();
+    } else if (name == "--list-rules") {
+      flag(c.list_rules);
+    } else if (name == "--min-confidence") {
+      const std::string v = value();
+      const std::optional<Confidence> level = confidence_named(v);
+      if (!level) throw UsageError("invalid " + name + " '" + v + "': expected low, medium or high");
+      c.min_confidence = *level;
     } else if (name == "-f" || name == "--format" || name == "--report-format") {
       const std::string v = value();
       const std::optional<ReportFormat> format = report_format_named(v);

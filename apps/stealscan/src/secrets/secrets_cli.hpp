@@ -22,6 +22,8 @@ struct SecretsCommand {
   std::optional<std::string> check_rules;  // --check-rules FILE: check, do not scan
   int exit_code = 1;                       // --exit-code: the status when there are findings
   std::vector<std::string> enabled_rules;  // --enable-rule: only these rule ids (none: all)
+  Confidence min_confidence = Confidence::medium;  // --min-confidence: the rules reported
+  bool list_rules = false;                         // --list-rules: print the rules, do not scan
   bool inline_allows = true;               // false: --ignore-gitleaks-allow
   std::optional<std::string> gitleaks_ignore_path;  // a .gitleaksignore, or a directory holding one
   ReportFormat format = ReportFormat::text;

@@ -168,7 +168,12 @@ Rule read_rule(const toml::table& t, const std::string& name, std::size_t index,
   if (r.id.empty()) throw ConfigError(at + ": 'id' is missing or empty");
   const Fields f(t, at + " '" + r.id + "'");
   r.where = f.where();
+  r.family = rule_family(name);
   r.description = f.string("description");
+  if (const std::string level = f.string("confidence"); !level.empty()) {
+    r.confidence = confidence_named(level);
+    if (!r.confidence) f.fail("confidence", "must be low, medium or high, got \"" + level + "\"");
+  }
   r.regex = f.string("regex");
   r.path = f.string("path");  // neither: checked once [extend] is resolved (it may extend a base rule)
   if (const auto g = f.integer("secretGroup")) {
@@ -211,6 +216,7 @@ Rule read_rule(const toml::table& t, const std::string& name, std::size_t index,
 Rule merge_rule(Rule base, Rule own) {
   base.where = own.where + " (extending " + base.where + ")";
   if (!own.description.empty()) base.description = std::move(own.description);
+  if (own.confidence) base.confidence = own.confidence;
   if (own.entropy && *own.entropy != 0) base.entropy = own.entropy;  // gitleaks: 0 is "not set"
   if (own.secret_group) base.secret_group = own.secret_group;
   if (!own.regex.empty()) base.regex = std::move(own.regex);
@@ -412,7 +418,21 @@ RuleSet load_config_file(const std::string& path, const RuleSet& defaults, Confi
 }
 
 const RuleSet& default_rule_set() {
-  static const RuleSet rules = parse_config(kDefaultRulesToml, "<default rules>").own;
+  static const RuleSet rules = [] {
+    RuleSet all;
+    std::unordered_map<std::string, std::string> seen;  // id -> where
+    for (const BuiltinRuleFile& f : kBuiltinRuleFiles) {
+      ParsedConfig c = parse_config(f.toml, "<built-in rules>/" + std::string(f.family) + ".toml");
+      for (Rule& r : c.own.rules) {
+        // Two files defining one id is a mistake in the build (the rules test fails on it).
+        if (const auto [it, fresh] = seen.emplace(r.id, r.where); !fresh)
+          throw ConfigError(r.where + ": the id is already used at " + it->second);
+        all.rules.push_back(std::move(r));
+      }
+      std::move(c.own.allowlists.begin(), c.own.allowlists.end(), std::back_inserter(all.allowlists));
+    }
+    return all;
+  }();
   return rules;
 }
 

@@ -53,7 +53,8 @@ RuleSet resolve_config(ParsedConfig config, const RuleSet& base, ConfigWarnings*
 RuleSet load_config_file(const std::string& path, const RuleSet& defaults, ConfigWarnings* warnings = nullptr);
 inline constexpr int kMaxExtendDepth = 2;
 
-// The built-in rules (default_rules.toml, embedded at build time).
+// The built-in rules (rules/builtin/*.toml, embedded at build time), in file
+// name order; each rule's family is its file's name.
 const RuleSet& default_rule_set();
 
 }  // namespace stealscan::secrets

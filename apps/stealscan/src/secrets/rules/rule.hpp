@@ -4,9 +4,11 @@
 // detector compiles them.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stealscan::secrets {
@@ -44,10 +46,37 @@ struct Required {
   std::optional<int> within_columns;
 };
 
+// How sure a rule's finding is to be a secret (Kingfisher's levels): high, a
+// prefix or checksum only that provider uses; medium, a provider's name
+// beside a value; low, a kind that is often something else. A scan reports
+// the rules at --min-confidence or above (default medium).
+enum class Confidence : std::uint8_t { low, medium, high };
+inline std::optional<Confidence> confidence_named(std::string_view name) {
+  if (name == "low") return Confidence::low;
+  if (name == "medium") return Confidence::medium;
+  if (name == "high") return Confidence::high;
+  return std::nullopt;
+}
+inline std::string_view confidence_name(Confidence c) {
+  return c == Confidence::low ? "low" : c == Confidence::medium ? "medium" : "high";
+}
+
+// A rule's family: the name of the file it comes from, without its folder
+// and extension ("github" for builtin/github.toml, "aws" for aws.yml).
+inline std::string rule_family(std::string_view file) {
+  const std::size_t slash = file.find_last_of('/');
+  if (slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  const std::size_t dot = file.find('.');
+  return std::string(file.substr(0, dot));
+}
+
 struct Rule {
   std::string where;  // "FILE: rules[3] 'aws-key'", for messages
   std::string id;
+  std::string family;  // the rule file's name without its extension ("github" for builtin/github.toml)
   std::string description;
+  std::optional<Confidence> confidence;  // unset: medium
+  [[nodiscard]] Confidence level() const { return confidence.value_or(Confidence::medium); }
   std::string regex;            // empty: a path-only rule
   std::optional<int> secret_group;  // unset: the first group if any, else the match
   std::optional<double> entropy;    // minimum Shannon entropy of the secret, bits per byte

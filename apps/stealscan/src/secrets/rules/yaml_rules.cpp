@@ -60,7 +60,12 @@ RuleSet parse_yaml_rules(std::string_view text, const std::string& name, ConfigW
     r.id = scalar(n, "id", at);
     if (r.id.empty()) throw ConfigError(at + ": 'id' is missing or empty");
     r.where = at + " '" + r.id + "'";
+    r.family = rule_family(name);
     r.description = scalar(n, "name", r.where);
+    if (const std::string level = scalar(n, "confidence", r.where); !level.empty()) {
+      r.confidence = confidence_named(level);
+      if (!r.confidence) throw ConfigError(r.where + ": 'confidence' must be low, medium or high, got \"" + level + "\"");
+    }
     const std::string pattern = scalar(n, "pattern", r.where);
     if (pattern.empty()) throw ConfigError(r.where + ": 'pattern' is missing or empty");
     r.regex = rewrite_for_re2(pattern);
