@@ -1,9 +1,9 @@
 // generic_findings.hpp: drop_generic_repeats(), gitleaks' precedence of a
 // specific rule over a generic one (../README.md, "Findings"): a finding of a
-// rule whose id holds "generic" (any case) is dropped when a finding of
-// another rule without it, on the same line, has a secret that contains its
-// secret. `ghp_...` assigned to `token =` is then one github-pat finding, not
-// that and a generic-secret one.
+// generic rule (its id holds "generic", any case, or it is tagged "generic")
+// is dropped when a finding of a rule that is not, on the same line, has a
+// secret that contains its secret. `ghp_...` assigned to `token =` is then
+// one github-pat finding, not that and a generic-secret one.
 #pragma once
 
 #include <algorithm>
@@ -16,7 +16,12 @@
 
 namespace stealscan::secrets {
 
-inline bool is_generic_rule(std::string_view id) { return contains_caseless(id, "generic"); }
+// gitleaks' test, the id, and ours besides: a rule tagged "generic" (the
+// built-in rules that read a value out of a container, such as an HTTP
+// Authorization header or an .npmrc, whatever token it holds).
+inline bool is_generic_rule(const Rule& r) {
+  return contains_caseless(r.id, "generic") || std::find(r.tags.begin(), r.tags.end(), "generic") != r.tags.end();
+}
 
 // Over out[from, end): the findings of one file (one commit). Linear in the
 // findings but for the pairs on one line: a line with both kinds compares each
@@ -35,7 +40,7 @@ inline void drop_generic_repeats(std::vector<Finding>& out, std::size_t from) {
   std::vector<Ref> refs;
   bool any_generic = false, any_specific = false;
   for (std::size_t i = from; i < out.size(); ++i) {
-    const bool generic = is_generic_rule(out[i].rule->id);
+    const bool generic = is_generic_rule(*out[i].rule);
     (generic ? any_generic : any_specific) = true;
     refs.push_back(Ref{out[i].start_line, out[i].start_column, i, generic});
   }
