@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "secrets/rules/config_loader.hpp"
@@ -134,7 +135,7 @@ std::vector<Sample> samples() {
       {"grafana-service-account-token", "glsa_" + cyc(kAlnum, 32) + "_" + cyc(kHex, 8),
        "glsa_" + cyc(kAlnum, 32) + "_" + cyc(kHex, 7)},
       {"grafana-cloud-token", "glc_" + cyc(kAlnum, 40), "glc_" + std::string(40, 'A')},
-      {"hashicorp-vault-token", "hvs." + cyc(kAlnum, 95), "hvs." + cyc(kAlnum, 40)},
+      {"hashicorp-vault-token", "hvs." + cyc(kAlnum, 95), "hvs." + cyc(kAlnum, 20)},
       {"terraform-cloud-token", cyc(kAlnum, 14) + ".atlasv1." + cyc(kAlnum, 67),
        cyc(kAlnum, 14) + ".atlasv1." + cyc(kAlnum, 50)},
       one_short("databricks-token", "dapi", kHex, 32),
@@ -679,6 +680,27 @@ std::vector<Sample> samples() {
       {"optimizely-api-token",
        "OPTIMIZELY_API_KEY = \"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr\"",
        "OPTIMIZELY_API_KEY = \"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq\""},
+      {"hashicorp-vault-unseal-key",
+       "Unseal Key 1: ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr",
+       "Unseal Key 1: ABCDEFGHIJKLMNOPQRSTUVWXYZabcd"},
+      {"new-relic-license-key",
+       "license_key: abcdefghijklmnopqrstuvwxyz0123456789NRAL",
+       "license_key: abcdefghijklmnopqrstuvwxyz012345678NRAL"},
+      {"new-relic-query-key",
+       "NR=NRIQ-0123456789ABCDEFGHIJKLMNOPQRSTUV",
+       "NR=NRIQ-0123456789ABCDEFGHIJKLMNOPQRSTU"},
+      {"new-relic-rest-api-key",
+       "X-Api-Key:NRRA-0123456789abcdef0123456789abcdef0123456789",
+       "X-Api-Key:NRRA-0123456789abcdef0123456789abcdef012345678"},
+      {"azure-app-configuration-connection-string",
+       "Endpoint=https://acme.azconfig.io;Id=abcd-e6-s0:0123456789ABCDEFGHIJ;Secret=0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefg=",
+       "Endpoint=https://acme.azconfig.io;Id=abcd-e6-s0:0123456789ABCDEFGHIJ;Secret=0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef="},
+      {"azure-devops-identifiable-pat",
+       "token = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopJQQJ90123456789ABCDEFGHIAZDO0123'",
+       "token = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopJQQJ90123456789ABCDEFGHIAZDX0123'"},
+      {"okta-ssws-token",
+       "Authorization: SSWS 000123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcd",
+       "Authorization: SSWS 000123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabc"},
       {"generic-secret", "client_secret = \"" + cyc(kAlnum, 24) + "\"",
        "client_secret = \"" + std::string(24, 'a') + "\""},
   };
@@ -775,6 +797,22 @@ TEST(DefaultRules, a_database_url_is_its_own_rules_and_other_urls_are_password_i
   EXPECT_EQ(rules_found(d, "url = \"redis://:pw9@cache.internal:6379\"\n"), std::set<std::string>{"database-url-password"});
   EXPECT_EQ(rules_found(d, "url = \"https://app:Zq8vN2pLw4@git.internal/app.git\"\n"),
             std::set<std::string>{"password-in-url"});
+}
+
+// The other shapes some rules take beside their table sample.
+TEST(DefaultRules, rules_find_each_kind_of_their_providers_tokens) {
+  const Detector d(default_rule_set());
+  const std::string uuid = "01234567-89ab-cdef-0123-456789abcdef";
+  for (const auto& [rule, text] : std::vector<std::pair<std::string, std::string>>{
+           {"doppler-token", "dp.st.dev." + cyc(kAlnum, 43)},
+           {"doppler-token", "dp.ct." + cyc(kAlnum, 43)},
+           {"doppler-token", "dp.audit." + cyc(kAlnum, 43)},
+           {"hashicorp-vault-token", "hvr." + cyc(kAlnum, 40)},
+           {"aws-access-key-id", "A3T0" + cyc(kBase32, 16)},
+           {"microsoft-teams-webhook",
+            "https://outlook.office.com/webhook/" + uuid + "@" + uuid + "/IncomingWebhook/" + cyc(kHex, 32) + "/" + uuid},
+           {"okta-api-token", "okta_secret: 00" + cyc(kAlnum, 40)}})
+    EXPECT_EQ(rules_found(d, "x " + text + " x\n").count(rule), 1u) << rule << " missed: " << text;
 }
 
 TEST(DefaultRules, a_base64_value_with_slashes_is_still_a_generic_secret) {
