@@ -472,6 +472,18 @@ TEST(RegexSyntax, may_match_newline_is_false_only_where_no_newline_can_match) {
     EXPECT_TRUE(may_match_newline(r)) << r;
 }
 
+TEST(RegexSyntax, newline_only_last_holds_for_a_one_line_token_ended_by_a_class_or_the_end) {
+  for (const char* r : {"tk_[a-z]{4}(?:[^a-z]|$)", "\\b(x[0-9]+)(?:[\"'\\s;]|$)", "a(?:\\s|\\z)", "(?i)k(?:[^\\]]|$)",
+                        "(?:^|[^a\\n])tk(?:\\W|$)", "x?(?:[^a-y]|$)"})
+    EXPECT_TRUE(newline_only_last(r)) << r;
+  for (const char* r : {"abc", "tk(?:[^a]|$)x",            // the group is not the end
+                        "a\\s*=(?:[^a]|$)", "(?:^|[^a])tk(?:\\W|$)",  // a '\n' may come before it
+                        "(a(?:[^a]|$))", "a(?:[^a]|$)+",     // inside a group, repeated
+                        "a(?:[^a]|b)", "a(?:[^a][^b]|$)", "a(?:\\n\\n|$)", "a(?:x|$)", "a\\(?:[^a]|$)",
+                        "a[(?:][^a]|$)", "(?s)a.(?:[^a]|$)"})
+    EXPECT_FALSE(newline_only_last(r)) << r;
+}
+
 TEST(RegexSyntax, self_contained_closes_a_quote_and_escapes_a_class_bracket_no_name_follows) {
   struct Case {
     const char* regex;

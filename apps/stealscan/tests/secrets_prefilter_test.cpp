@@ -6,8 +6,10 @@
 // matches everywhere, the last bytes of a text and lines' edges included.
 // And which regexes the prefilter takes.
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
 #include <algorithm>
+#include <cctype>
 #include <random>
 #include <string>
 #include <thread>
@@ -162,6 +164,141 @@ TEST(SecretsPrefilter, rules_with_keywords_find_the_same_through_the_prefilter_o
       findings += want.size();
     }
     EXPECT_GT(findings, 500U);
+  }
+}
+
+// Every rule with keywords, in line scope: the prefilter reads only the
+// lines that hold a keyword (copied together, RegexPrefilter::scan_lines())
+// when they are under half the text. Rules that keep to one line, rules
+// whose match may end in its line's newline (newline_only_last(): a token's
+// end as "a byte that cannot continue it, or the end", with and without a
+// class before the token), and one that may span lines (the whole text is
+// searched for it). Texts with few keyword lines between lines of filler.
+struct SparseRule {
+  const char* id;
+  const char* regex;
+  const char* keyword;
+};
+const SparseRule kSparse[] = {
+    {"tok", R"(tk_[a-z0-9]{6})", "tk_"},
+    {"tok-end", R"(\b(tk_[a-z0-9]{4,6})(?:[^a-z0-9_]|$))", "tk_"},
+    {"tok-spaced", R"((?:^|[^a-z\n])(k9[A-Z]{3})(?:\s|\z))", "k9"},
+    {"line-end", R"(([0-9]{3})x$)", "x"},
+    {"assign", R"re((?i)(?:pass|secret)\s*[:=]\s*"([^"]{4,})")re", "pass"},
+};
+
+// The rules of kSparse, or the one named `only`.
+std::string sparse_rules(std::string_view only = {}) {
+  std::string toml;
+  for (const SparseRule& r : kSparse)
+    if (only.empty() || only == r.id)
+    toml += std::string("[[rules]]\nid = \"") + r.id + "\"\nregex = '''" + r.regex + "'''\nkeywords = [\"" +
+            r.keyword + "\"]\n";
+  return toml;
+}
+
+std::string sparse_text(std::mt19937& rng, std::size_t lines) {
+  static const std::vector<std::string> pieces = {
+      "tk_abc123", "tk_ab12", "tk_abcdefgh", "k9ABC", "xk9ABC ", "k9AB", "123x", "12x",
+      "pass = \"hunter22\"", "PASS:\n\"long enough\"", " ", "\t", "=", "\r", "-"};
+  std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
+  std::string text;
+  for (std::size_t l = 0; l < lines; ++l) {
+    if (rng() % 4 != 0) {
+      text += std::string(rng() % 60, static_cast<char>('a' + rng() % 3));  // filler: no keyword, no match
+    } else {
+      for (int k = 1 + static_cast<int>(rng() % 4); k > 0; --k) text += pieces[pick(rng)];
+    }
+    if (l + 1 < lines || rng() % 2 == 0) text += '\n';
+  }
+  return text;
+}
+
+// What line scope means, computed here with RE2 alone and none of the
+// detector's code: each rule's leftmost matches over the whole text, kept
+// when a line the match touches (a byte of it, or its newline) holds the
+// rule's keyword, caselessly. "rule line=secret", sorted.
+std::vector<std::string> line_scope_oracle(const std::string& text, std::string_view only = {}) {
+  std::vector<std::size_t> starts{0};  // each line's first byte
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') starts.push_back(i + 1);
+  const auto line_of = [&](std::size_t at) {
+    return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), at) - starts.begin());  // from 1
+  };
+  const auto line_text = [&](std::size_t line) {
+    const std::size_t b = starts[line - 1];
+    const std::size_t e = line < starts.size() ? starts[line] - 1 : text.size();
+    std::string l = text.substr(b, e - b);
+    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return l;
+  };
+  std::vector<std::string> out;
+  for (const SparseRule& r : kSparse) {
+    if (!only.empty() && only != r.id) continue;
+    const RE2 re(r.regex, RE2::Latin1);
+    std::vector<re2::StringPiece> g(static_cast<std::size_t>(re.NumberOfCapturingGroups()) + 1);
+    for (std::size_t pos = 0; pos <= text.size() && re.Match(text, pos, text.size(), RE2::UNANCHORED, g.data(),
+                                                             static_cast<int>(g.size()));) {
+      const auto begin = static_cast<std::size_t>(g[0].data() - text.data());
+      const std::size_t end = begin + g[0].size();
+      pos = end > begin ? end : end + 1;
+      const std::size_t last = line_of(end > begin ? end - 1 : begin);
+      bool keyword = false;
+      for (std::size_t l = line_of(begin); l <= last && !keyword; ++l)
+        keyword = line_text(l).find(r.keyword) != std::string::npos;
+      if (!keyword) continue;
+      const re2::StringPiece secret = g.size() > 1 ? g[1] : g[0];
+      out.push_back(std::string(r.id) + " " + std::to_string(line_of(begin)) + "=" + std::string(secret));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> brief_lines(const Detector& d, const std::string& text) {
+  std::vector<std::string> out;
+  for (const Finding& f : findings_in(d, text))
+    out.push_back(f.rule->id + " " + std::to_string(f.start_line) + "=" + f.secret);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(SecretsPrefilter, reading_only_the_keyword_lines_finds_what_re2_over_the_text_finds_on_them) {
+  DetectorOptions all;
+  all.decode_depth = 0;
+  all.keyword_scope = KeywordScope::line;
+  all.prefilter_all_after = 0;
+  DetectorOptions none = all;
+  none.regex_prefilter = false;
+  const Detector fast(rules_from(sparse_rules()), all);
+  const Detector plain(rules_from(sparse_rules()), none);
+  std::mt19937 rng(39);
+  std::size_t findings = 0, at_line_end = 0;
+  for (int i = 0; i < 600; ++i) {
+    const std::string text = sparse_text(rng, 1 + rng() % 24);
+    const std::vector<std::string> want = line_scope_oracle(text);
+    ASSERT_EQ(brief_lines(fast, text), want) << "text " << i << ":\n" << text;
+    ASSERT_EQ(brief_lines(plain, text), want) << "text " << i << ":\n" << text;
+    findings += want.size();
+    for (const std::string& f : want) at_line_end += text.find(f.substr(f.find('=') + 1) + "\n") != std::string::npos;
+  }
+  EXPECT_GT(findings, 500U);
+  EXPECT_GT(at_line_end, 100U);  // tokens that end their line, whose match takes the newline
+  // A token ending the text, with and without a newline after it; a keyword
+  // line first and last.
+  for (const std::string& text : {std::string(300, 'b') + "\ntk_abcd12", std::string(300, 'b') + "\ntk_abcd12\n",
+                                  "k9ABC\n" + std::string(300, 'c'), std::string(300, 'c') + "\n=k9XYZ"}) {
+    EXPECT_EQ(brief_lines(fast, text), line_scope_oracle(text)) << text;
+    EXPECT_FALSE(line_scope_oracle(text).empty()) << text;
+  }
+  // Each rule alone too: Vectorscan compiles a database of one pattern
+  // otherwise than one of several.
+  for (const SparseRule& r : kSparse) {
+    const Detector one(rules_from(sparse_rules(r.id)), all);
+    for (int i = 0; i < 200; ++i) {
+      const std::string text = sparse_text(rng, 1 + rng() % 24);
+      ASSERT_EQ(brief_lines(one, text), line_scope_oracle(text, r.id)) << r.id << ", text " << i << ":\n" << text;
+    }
   }
 }
 

@@ -187,6 +187,39 @@ bool may_match_newline(std::string_view r) {
   return false;
 }
 
+bool newline_only_last(std::string_view r) {
+  // The last group opened outside a class (escapes and classes skipped, as
+  // may_match_newline() reads them), which must be the regex's end.
+  const ClassScanner classes(r);
+  std::optional<std::size_t> group;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (r[i] == '\\') {
+      ++i;
+    } else if (r[i] == '[') {
+      const std::optional<BracketClass> cls = classes.at(i);
+      if (!cls) return false;
+      i = cls->close;
+    } else if (r.compare(i, 3, "(?:") == 0) {
+      group = i;
+    }
+  }
+  if (!group) return false;
+  // Its one class: [...] or a two-byte escape class.
+  std::size_t at = *group + 3;
+  if (at < r.size() && r[at] == '[') {
+    const std::optional<BracketClass> cls = classes.at(at);
+    if (!cls) return false;
+    at = cls->close + 1;
+  } else if (at + 1 < r.size() && r[at] == '\\' && std::strchr("sSwWdD", r[at + 1]) != nullptr) {
+    at += 2;
+  } else {
+    return false;
+  }
+  const std::string_view rest = r.substr(at);
+  if (rest != "|$)" && rest != "|\\z)") return false;
+  return !may_match_newline(r.substr(0, *group));
+}
+
 bool has_unicode_class(std::string_view r) {
   for (std::size_t i = 0; i + 1 < r.size(); ++i) {
     if (r[i] != '\\') continue;

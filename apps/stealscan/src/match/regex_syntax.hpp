@@ -100,6 +100,15 @@ inline int match_group(const MatchFlags& flags) { return flags.word && !flags.li
 // False only when no string that the regex matches contains '\n' (see above).
 bool may_match_newline(std::string_view regex);
 
+// True only when a match of the regex can hold a '\n' as its last byte and
+// nowhere else: the regex ends in a group (?:C|$) or (?:C|\z), C one class
+// (a bracket class or an escape such as \s), after a part that cannot match
+// a '\n'. The usual way to end a token with "a byte that cannot continue it,
+// or the end" (RE2 has no lookahead), which takes the line's newline along
+// when the token ends its line: such a match stays on one line, with that
+// line's newline at most.
+bool newline_only_last(std::string_view regex);
+
 // A \x escape at r[i] (r[i] == '\\', r[i + 1] == 'x'): its value and length
 // (\xHH or \x{H...}), or value -1 when it is not well formed (RE2 rejects it).
 struct HexEscape {

@@ -55,10 +55,17 @@ void intersect(const std::vector<LineSpan>& a, const std::vector<LineSpan>& b, s
 // start-up); std::call_once makes that safe from any worker and publishes the
 // regex and its group to every later caller.
 struct Detector::Compiled {
-  explicit Compiled(const Rule* r) : rule(r), single_line(!may_match_newline(r->regex)) {}
+  explicit Compiled(const Rule* r)
+      : rule(r),
+        newline_last(newline_only_last(r->regex)),
+        single_line(newline_last || !may_match_newline(r->regex)) {}
   const Rule* rule;
-  // No match of the regex can hold a '\n' (a conservative answer: false may
-  // be wrong, true is a promise): it can be searched one line at a time.
+  // A match of the regex holds a '\n' only as its last byte, its line's
+  // newline (regex_syntax.hpp): a line is searched with its newline.
+  bool newline_last;
+  // No match of the regex can hold a '\n' but as newline_last allows (a
+  // conservative answer: false may be wrong, true is a promise): it can be
+  // searched one line at a time.
   bool single_line;
   std::unique_ptr<RE2> path;  // null: any file
   std::vector<AllowlistCheck> allowlists;
@@ -213,7 +220,7 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
       // One Vectorscan scan for every such rule, on the first that asks.
       if (!prefiltered) {
         prefiltered = true;
-        prefilter_ok = pf.filter->scan(text, *pf.scratch);
+        prefilter_ok = prefilter(text, pf, s);
       }
       if (prefilter_ok) {
         const std::vector<LineSpan>& where = pf.filter->lines_for(r, *pf.scratch);
@@ -236,6 +243,24 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
               out);
     finish();
   }
+}
+
+bool Detector::prefilter(std::string_view text, const Prefilter& pf, Scratch& s) const {
+  // With every rule it covers searched only on its keywords' lines, the
+  // prefilter need read only those lines: a few percent of most source
+  // code. A covered rule without keywords (it runs everywhere) needs the
+  // whole text, and so does one whose match may span lines (it may cover a
+  // keyword's line from far away), and a file whose keyword lines are most of it.
+  if (keyword_scope_ == KeywordScope::line &&
+      std::all_of(s.rules_.begin(), s.rules_.end(), [&](std::size_t r) {
+        return !pf.filter->covers(r) || (keywords_.has_keywords(r) && compiled_[r].single_line);
+      })) {
+    keywords_.all_lines(s.keywords_, s.any_keyword_);
+    std::size_t bytes = 0;
+    for (const LineSpan& l : s.any_keyword_) bytes += l.end - l.begin + 1;
+    if (bytes < text.size() / 2) return pf.filter->scan_lines(text, s.any_keyword_, *pf.scratch);
+  }
+  return pf.filter->scan(text, *pf.scratch);
 }
 
 void Detector::keep_composite(const Compiled& c, std::string_view path, std::string_view commit,
@@ -300,8 +325,10 @@ void Detector::scan_rule(const Compiled& c, std::string_view path, std::string_v
     scan_range(c, path, commit, text, 0, text.size(), lines, blob, nullptr, s, out);
   } else if (c.single_line) {
     // Only the keywords' lines are searched: a match cannot leave its line.
+    const std::size_t newline = c.newline_last ? 1 : 0;
     for (const LineSpan& l : *keyword_lines)
-      scan_range(c, path, commit, text, l.begin, l.end, lines, blob, nullptr, s, out);
+      scan_range(c, path, commit, text, l.begin, std::min(l.end + newline, text.size()), lines, blob, nullptr, s,
+                 out);
   } else {
     // A match may span lines: the whole text is searched (one pass, so still
     // linear), and a match is kept if one of the lines it covers is a keyword's.

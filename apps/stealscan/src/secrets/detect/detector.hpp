@@ -77,6 +77,7 @@ class Detector {
     RegexPrefilter::Scratch prefilter_;
     std::unique_ptr<RegexPrefilter::Scratch> all_;  // for the prefilter of every rule, once there is one
     std::vector<LineSpan> both_;  // lines of a rule's keywords where its prefilter may match
+    std::vector<LineSpan> any_keyword_;  // the lines that hold any keyword (prefilter())
     DecodeScratch decode_;        // the decoding passes' buffers, kept from file to file
     std::vector<SplicedText::Piece> file_pieces_;
     SplicedText cur_, next_;
@@ -112,6 +113,8 @@ class Detector {
     const RegexPrefilter* filter;
     RegexPrefilter::Scratch* scratch;
   };
+  // The prefilter's scan of `text` for the rules of s.rules_ (false: none made).
+  bool prefilter(std::string_view text, const Prefilter& prefilter, Scratch& scratch) const;
   // The file's text, then each decoding pass's, into `out`.
   void scan_layers(std::string_view path, std::string_view commit, std::string_view text, const Prefilter& prefilter,
                    Scratch& scratch, std::vector<Finding>& out) const;

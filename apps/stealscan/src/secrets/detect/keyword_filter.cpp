@@ -145,4 +145,10 @@ const std::vector<LineSpan>& KeywordFilter::lines_for(std::size_t r, Scratch& s)
   return s.merged_;
 }
 
+void KeywordFilter::all_lines(const Scratch& s, std::vector<LineSpan>& out) const {
+  out.clear();
+  for (const std::vector<LineSpan>& v : s.lines_) out.insert(out.end(), v.begin(), v.end());
+  normalize(out);
+}
+
 }  // namespace stealscan::secrets

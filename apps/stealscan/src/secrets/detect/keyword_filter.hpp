@@ -64,6 +64,9 @@ class KeywordFilter {
   // between two spans (empty for a rule without keywords). Valid until the
   // next rules_for() or lines_for() with this scratch.
   [[nodiscard]] const std::vector<LineSpan>& lines_for(std::size_t r, Scratch& scratch) const;
+  // The lines of rules_for()'s text that hold any keyword, as lines_for()'s
+  // spans (the union of every rule's), into `out`.
+  void all_lines(const Scratch& scratch, std::vector<LineSpan>& out) const;
 
  private:
   void find_keywords(std::string_view text, Scratch& scratch) const;

@@ -23,6 +23,15 @@ constexpr std::size_t kKeptCopy = std::size_t{4} << 20;
 
 void free_error(hs_compile_error_t* e) { hs_free_compile_error(e); }
 
+// What a pattern's matches may hold of '\n's (RegexPrefilter::spans_lines_).
+// A match that ends in its line's newline (newline_only_last()) needs no
+// more than one that holds none: its regex ends in (?:C|$) or (?:C|\z),
+// which self_contained() makes a line's end, so the same match ending
+// before the newline is a match too, and the prefilter reports every match.
+constexpr std::uint8_t kOneLine = 0;      // none
+constexpr std::uint8_t kNewlineLast = 1;  // one, as the last byte
+constexpr std::uint8_t kSpansLines = 2;   // any
+
 // A hit's line. The match cannot hold a '\n' (else spans_lines): if the byte
 // before its end is one, the match is empty and lies at the start of the next
 // line (the empty line after a text's last '\n', at its very end); otherwise
@@ -37,7 +46,7 @@ int on_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned 
   auto& h = *static_cast<PrefilterHits*>(ctx);
   LineCollector& c = h.lines;
   if (to > c.limit) return 0;  // in the padding
-  if (h.spans_lines[id] != 0) {
+  if (h.spans_lines[id] == kSpansLines) {
     if (c.lines[id].empty()) c.lines[id].push_back(LineSpan{0, c.text.size()});
     return 0;
   }
@@ -48,6 +57,49 @@ int on_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned 
   } else if (c.lines[id].empty() || c.lines[id].back().end < at) {
     c.lines[id].push_back(LineSpan{at, at});
   }
+  return 0;
+}
+
+// scan_lines()'s hits: a hit's end in the copy, taken back to the text
+// through the pieces (hits come in order of their ends, so the piece of the
+// last one is tried first); the line around it is the same line in both.
+struct CopiedLinesHits {
+  LineCollector& lines;
+  const std::vector<std::uint8_t>& spans_lines;
+  const std::vector<RegexPrefilter::Scratch::Piece>& pieces;
+  std::string_view copy;  // without the padding
+  std::size_t last = 0;   // the piece of the last hit
+};
+
+// Adds the line of the copy's byte `at` (before the padding).
+void add_copied(CopiedLinesHits& h, unsigned id, std::size_t at) {
+  const auto& p = h.pieces;
+  if (!(p[h.last].at_copy <= at && (h.last + 1 == p.size() || at < p[h.last + 1].at_copy))) {
+    h.last = static_cast<std::size_t>(
+        std::upper_bound(p.begin(), p.end(), at, [](std::size_t a, const auto& piece) { return a < piece.at_copy; }) -
+        p.begin() - 1);
+  }
+  const std::string_view text = h.lines.text;
+  const std::size_t in_text = p[h.last].at_text + (at - p[h.last].at_copy);
+  if (in_text < text.size()) {
+    h.lines.add(id, in_text);
+  } else if (h.lines.lines[id].empty() || h.lines.lines[id].back().end < in_text) {
+    h.lines.lines[id].push_back(LineSpan{in_text, in_text});  // the empty line at the text's end, as on_hit()
+  }
+}
+
+int on_copied_lines_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
+  auto& h = *static_cast<CopiedLinesHits*>(ctx);
+  if (h.spans_lines[id] == kSpansLines || to > h.copy.size()) return 0;  // the whole text is theirs already; the padding
+
+  // The hit's byte, as on_hit() picks it: the one before its end, unless
+  // that is a '\n' (an empty match at a line's start). Every piece ends in
+  // a '\n' the text may not have, so a byte at or past the last one is not
+  // in the text.
+  std::size_t at = static_cast<std::size_t>(to);
+  if (at > 0 && h.copy[at - 1] != '\n') --at;
+  if (at >= h.copy.size()) return 0;
+  add_copied(h, id, at);
   return 0;
 }
 
@@ -106,7 +158,10 @@ RegexPrefilter::RegexPrefilter(const std::vector<std::string>& regexes, const Da
   }
   for (std::size_t i = 0; i < candidates.size() && db_ != nullptr; ++i) {
     slot_[candidates[i]] = i;
-    spans_lines_.push_back(may_match_newline(regexes[candidates[i]]) ? 1 : 0);
+    const std::string& regex = regexes[candidates[i]];
+    spans_lines_.push_back(newline_only_last(regex) ? kNewlineLast
+                           : may_match_newline(regex) ? kSpansLines
+                                                      : kOneLine);
   }
 }
 
@@ -134,6 +189,33 @@ bool RegexPrefilter::scan(std::string_view text, Scratch& s) const {
   if (hs_scan(db_, s.copy_.data(), static_cast<unsigned>(s.copy_.size()), 0, s.hs_, &on_hit, &hits) != HS_SUCCESS)
     throw std::runtime_error("prefilter scan failed");
   if (s.copy_.capacity() > kKeptCopy) std::string().swap(s.copy_);  // a large file's copy is not kept
+  for (std::vector<LineSpan>& v : s.lines_) normalize(v);
+  return true;
+}
+
+bool RegexPrefilter::scan_lines(std::string_view text, const std::vector<LineSpan>& only, Scratch& s) const {
+  for (std::vector<LineSpan>& v : s.lines_) v.clear();
+  if (db_ == nullptr || text.empty()) return false;
+  s.copy_.clear();
+  s.pieces_.clear();
+  for (const LineSpan& l : only) {
+    s.pieces_.push_back(Scratch::Piece{s.copy_.size(), l.begin});
+    s.copy_.append(text.substr(l.begin, l.end - l.begin)).push_back('\n');
+  }
+  if (s.copy_.size() + kVectorscanEndPad >= kMaxText) return false;
+  const std::size_t copied = s.copy_.size();
+  s.copy_.append(kVectorscanEndPad, '\n');  // as padded_end(): the copy's end is scanned with room after it
+  for (std::size_t slot = 0; slot < spans_lines_.size(); ++slot)
+    if (spans_lines_[slot] == kSpansLines) s.lines_[slot].push_back(LineSpan{0, text.size()});
+  if (!s.pieces_.empty()) {
+    LineCollector lines{text, s.lines_};
+    lines.limit = text.size();
+    CopiedLinesHits hits{lines, spans_lines_, s.pieces_, std::string_view(s.copy_).substr(0, copied)};
+    if (hs_scan(db_, s.copy_.data(), static_cast<unsigned>(s.copy_.size()), 0, s.hs_, &on_copied_lines_hit, &hits) !=
+        HS_SUCCESS)
+      throw std::runtime_error("prefilter scan failed");
+  }
+  if (s.copy_.capacity() > kKeptCopy) std::string().swap(s.copy_);
   for (std::vector<LineSpan>& v : s.lines_) normalize(v);
   return true;
 }

@@ -11,7 +11,9 @@
 // superset). A rule whose regex cannot match a '\n' (may_match_newline())
 // has its matches within one line, the line holding the match's end, which
 // Vectorscan's end offset names: RE2 runs on those lines, and finds there
-// exactly what it finds over the whole text. A rule whose regex may span
+// exactly what it finds over the whole text. So does a rule whose match may
+// end in its line's newline and hold no other (newline_only_last()): a hit
+// whose last byte is a '\n' names the line that newline ends. A rule whose regex may span
 // lines runs over the whole text, if Vectorscan saw a hit anywhere in it.
 // Left to RE2 over every text: regexes with bytes >= 0x80 or Unicode classes
 // (Vectorscan reads those bytes and classes otherwise than RE2's Latin-1
@@ -52,17 +54,36 @@ class RegexPrefilter {
     Scratch(const Scratch&) = delete;
     Scratch& operator=(const Scratch&) = delete;
 
+    // Where scan_lines() put each line span in its copy: its first byte
+    // there and in the text.
+    struct Piece {
+      std::size_t at_copy;
+      std::size_t at_text;
+    };
+
    private:
     friend class RegexPrefilter;
     hs_scratch* hs_ = nullptr;
     std::vector<std::vector<LineSpan>> lines_;  // per slot: the lines of its hits
-    std::string copy_;                          // the text with padding after it (scan())
+    std::string copy_;                          // what was scanned, with padding after it
+    std::vector<Piece> pieces_;
   };
 
   // Scans `text` once for every covered rule. False (nothing scanned) for an
   // empty text or one too long for one scan: the caller runs those rules
   // over it whole.
   bool scan(std::string_view text, Scratch& scratch) const;
+  // As scan(), over only the lines `only` of `text` (sorted, disjoint spans
+  // of whole lines, as KeywordFilter gives): they are copied one after the
+  // other, each followed by a '\n', and scanned in one pass. A rule whose
+  // matches keep to one line gets the lines of `only` where it may match,
+  // exactly as scan() would answer within them: each line is whole and
+  // between '\n's in the copy as in the text, so ^, $ and \b see what they
+  // see there. A rule whose matches may span lines gets the whole text (the
+  // copy cannot tell): its caller searches it as without a prefilter. Worth
+  // it where the lines are a small part of the text: the lines that hold a
+  // rule's keyword are all its regex is searched on (KeywordScope::line).
+  bool scan_lines(std::string_view text, const std::vector<LineSpan>& only, Scratch& scratch) const;
   // After scan(): the lines of the text where rule r's regex may match, as
   // sorted, disjoint spans (empty: it matches nowhere; for a regex that may
   // span lines, the whole text as one span when it may match anywhere).
@@ -73,7 +94,7 @@ class RegexPrefilter {
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::size_t> slot_;   // rule -> its pattern id in the database, or kNone
-  std::vector<std::uint8_t> spans_lines_;  // pattern id -> its regex may match '\n'
+  std::vector<std::uint8_t> spans_lines_;  // pattern id -> what its matches may hold of '\n's (the .cpp's kOneLine...)
   hs_database* db_ = nullptr;       // null: nothing covered
 };
 
