@@ -208,6 +208,55 @@ void changed(ObjectReader& reader, DiffScratch& s, std::size_t depth, const std:
   s.path.resize(prefix);
 }
 
+// The entry named `name` of kind tree (`tree` true) or not, in a tree in
+// git's order (a binary search by tree_order()); null if there is none, or
+// if the tree is out of order where the search goes.
+const TreeEntry* entry_named(const ParsedTree& t, std::string_view name, bool tree) {
+  TreeEntry probe{};
+  probe.name = name;
+  probe.mode = tree ? GIT_FILEMODE_TREE : GIT_FILEMODE_BLOB;
+  const auto it = std::lower_bound(t.entries.begin(), t.entries.end(), probe,
+                                   [](const TreeEntry& a, const TreeEntry& b) { return tree_order(a, b) < 0; });
+  return it != t.entries.end() && tree_order(*it, probe) == 0 ? &*it : nullptr;
+}
+
+// Drops from `kept` (sorted by path) each (path, blob) that the tree `root`
+// of another parent holds too: a file (regular or executable) of that blob
+// at that path. What a full diff against that parent and an intersection
+// would keep, at the cost of a lookup per kept path instead of a diff as
+// large as the merged branch (README.md, "Merges"). A tree that cannot be
+// read on the way keeps the files under it (they count as new: more
+// scanned, nothing lost), said once per tree.
+void keep_new_against(ObjectReader& reader, TreeCache& cache, const std::shared_ptr<const ParsedTree>& root,
+                      const std::string& commit, std::vector<PathBlob>& kept, std::vector<std::string>& errors) {
+  std::vector<git_oid> unreadable;
+  const auto in_parent = [&](const PathBlob& pb) {
+    std::shared_ptr<const ParsedTree> t = root;
+    std::string_view rest = pb.first;
+    for (std::size_t slash = rest.find('/'); slash != std::string_view::npos; slash = rest.find('/')) {
+      const TreeEntry* dir = entry_named(*t, rest.substr(0, slash), true);
+      if (dir == nullptr) return false;
+      const auto failed = [&](const git_oid& id) {
+        return std::any_of(unreadable.begin(), unreadable.end(), [&](const git_oid& u) { return git_oid_equal(&u, &id) != 0; });
+      };
+      if (failed(dir->id)) return false;
+      try {
+        const std::string_view dir_path = std::string_view(pb.first).substr(0, pb.first.size() - rest.size() + slash);
+        t = hold_tree(reader, cache, dir->id,
+                      [&] { return commit + ": cannot read a parent's tree " + std::string(dir_path); });
+      } catch (const GitError& err) {
+        errors.emplace_back(err.what());
+        unreadable.push_back(dir->id);
+        return false;
+      }
+      rest.remove_prefix(slash + 1);
+    }
+    const TreeEntry* file = entry_named(*t, rest, false);
+    return file != nullptr && is_file(file->mode) && git_oid_equal(&file->id, &pb.second) != 0;
+  };
+  kept.erase(std::remove_if(kept.begin(), kept.end(), in_parent), kept.end());
+}
+
 }  // namespace
 
 std::shared_ptr<const ParsedTree> TreeCache::find(const git_oid& id) {
@@ -245,31 +294,30 @@ void introduced_blobs(ObjectReader& reader, DiffScratch& s, const History& histo
   std::vector<PathBlob> kept;
   bool first = true;
   // Each parent tree that can be read; with none (a root commit, or no parent
-  // tree readable), one pass against the empty tree.
+  // tree readable), one pass against the empty tree. The first is diffed;
+  // what a merge's later parents hold is then looked up, path by path (a
+  // merge introduces only what differs from every parent: README.md, "Merges").
   for (std::size_t p = 0; p < parents.size() || first; ++p) {
-    root.has_old = p < parents.size();
-    if (root.has_old) {
+    const bool has_old = p < parents.size();
+    std::shared_ptr<const ParsedTree> old;
+    if (has_old) {
       try {
-        root.old = hold_tree(reader, s.trees, parents[p],
-                             [&] { return what + ": cannot read parent " + std::to_string(p + 1) + "'s tree"; });
+        old = hold_tree(reader, s.trees, parents[p],
+                        [&] { return what + ": cannot read parent " + std::to_string(p + 1) + "'s tree"; });
       } catch (const GitError& err) {  // diffed against the other parents, or taken whole
         errors.emplace_back(err.what());
         continue;
       }
     }
-    s.path.clear();
-    std::vector<PathBlob> diff;
-    changed(reader, s, 0, what, diff, errors);
-    std::sort(diff.begin(), diff.end(), path_blob_less);
     if (first) {
-      kept = std::move(diff);
+      root.has_old = has_old;
+      root.old = std::move(old);
+      s.path.clear();
+      changed(reader, s, 0, what, kept, errors);
+      std::sort(kept.begin(), kept.end(), path_blob_less);
       first = false;
     } else {
-      // A merge introduces only what differs from every parent (README.md, "Merges").
-      std::vector<PathBlob> both;
-      std::set_intersection(kept.begin(), kept.end(), diff.begin(), diff.end(), std::back_inserter(both),
-                            path_blob_less);
-      kept = std::move(both);
+      keep_new_against(reader, s.trees, old, what, kept, errors);
     }
     if (kept.empty()) break;
   }
