@@ -199,7 +199,7 @@ std::string sparse_rules(std::string_view only = {}) {
 
 std::string sparse_text(std::mt19937& rng, std::size_t lines) {
   static const std::vector<std::string> pieces = {
-      "tk_abc123", "tk_ab12", "tk_abcdefgh", "k9ABC", "xk9ABC ", "k9AB", "123x", "12x",
+      "tk_abc123", "tk_ab12", "tk_abcdefgh", "tk_-x", "TK_abc", "k9ABC", "xk9ABC ", "k9AB", "123x", "12x",
       "pass = \"hunter22\"", "PASS:\n\"long enough\"", " ", "\t", "=", "\r", "-"};
   std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
   std::string text;

@@ -20,6 +20,12 @@ std::vector<std::vector<std::string>> keywords_of(const RuleSet& rules) {
   return out;
 }
 
+std::vector<std::string> regexes_of(const RuleSet& rules) {
+  std::vector<std::string> out;
+  for (const Rule& r : rules.rules) out.push_back(r.regex);
+  return out;
+}
+
 // The regexes a prefilter is offered: those of the rules without keywords
 // (`all` false: the rules with keywords are already run only where those
 // are), or every rule's.
@@ -96,7 +102,7 @@ struct Detector::Compiled {
 
 Detector::Detector(RuleSet rules, DetectorOptions options)
     : rules_(std::move(rules)),
-      keywords_(keywords_of(rules_), options.cache),
+      keywords_(keywords_of(rules_), options.cache, regexes_of(rules_)),
       prefilter_(prefilter_regexes(rules_, options.regex_prefilter, false), options.cache),
       all_(prefilter_regexes(rules_, options.regex_prefilter, true), options.cache, options.prefilter_all_after),
       prefilter_all_(options.regex_prefilter),

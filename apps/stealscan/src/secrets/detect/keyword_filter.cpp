@@ -17,35 +17,55 @@ namespace {
 
 constexpr unsigned kFlags = HS_FLAG_CASELESS;  // every occurrence: their lines are wanted
 
-// A keyword scan's callback context: the collector, and the keywords (a hit's
-// line is the line of its first byte, `to` less the keyword's length).
+// A keyword scan's callback context: the collector, the keywords (a hit's
+// line is the line of its first byte, `to` less the keyword's length) and
+// their shapes.
 struct KeywordHits {
   LineCollector& lines;
   const std::vector<std::string>* keywords;
+  const std::vector<std::vector<KeywordShape>>* shapes;
 };
 
 int on_keyword(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
   auto& k = *static_cast<KeywordHits*>(ctx);
   if (to > k.lines.limit) return 0;
-  k.lines.add(id, k.lines.base + static_cast<std::size_t>(to) - (*k.keywords)[id].size());
+  const std::size_t end = k.lines.base + static_cast<std::size_t>(to);
+  const std::vector<KeywordShape>& shapes = (*k.shapes)[id];
+  if (!shapes.empty() &&
+      std::none_of(shapes.begin(), shapes.end(), [&](const KeywordShape& s) { return fits(s, k.lines.text, end); }))
+    return 0;  // no match of a rule holding it could hold this hit
+  k.lines.add(id, end - (*k.keywords)[id].size());
   return 0;
 }
 
 }  // namespace
 
-KeywordFilter::KeywordFilter(const std::vector<std::vector<std::string>>& keywords, const DatabaseCache& cache)
+KeywordFilter::KeywordFilter(const std::vector<std::vector<std::string>>& keywords, const DatabaseCache& cache,
+                             const std::vector<std::string>& regexes)
     : keywords_of_(keywords.size()) {
   std::unordered_map<std::string, std::size_t> index;
+  std::vector<bool> unshaped;  // per keyword: a rule holding it has no shape after it
   for (std::size_t r = 0; r < keywords.size(); ++r) {
     for (const std::string& k : keywords[r]) {
       const auto [it, fresh] = index.emplace(k, keywords_.size());
       if (fresh) {
         keywords_.push_back(k);
+        shapes_.emplace_back();
+        unshaped.push_back(false);
         longest_ = std::max(longest_, k.size());
       }
       keywords_of_[r].push_back(it->second);
+      const std::optional<KeywordShape> shape =
+          r < regexes.size() ? keyword_shape(regexes[r], k) : std::nullopt;
+      if (shape) {
+        shapes_[it->second].push_back(*shape);
+      } else {
+        unshaped[it->second] = true;
+      }
     }
   }
+  for (std::size_t k = 0; k < shapes_.size(); ++k)
+    if (unshaped[k]) shapes_[k].clear();
   if (keywords_.empty() || hs_valid_platform() != HS_SUCCESS) return;
   // The cache key: everything the compilation below depends on.
   std::string key = "keywords block flags=" + std::to_string(kFlags);
@@ -84,7 +104,7 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
   for (std::vector<LineSpan>& v : s.lines_) v.clear();
   if (text.empty()) return;
   LineCollector lines{text, s.lines_};
-  KeywordHits hits{lines, &keywords_};
+  KeywordHits hits{lines, &keywords_, &shapes_};
   if (db_ == nullptr) {
     // A plain caseless search per keyword, going on from the end of each line
     // it finds the keyword on.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "match/database_cache.hpp"
+#include "secrets/detect/keyword_shape.hpp"
 #include "secrets/detect/line_spans.hpp"
 
 struct hs_database;
@@ -31,7 +32,11 @@ class KeywordFilter {
  public:
   // keywords[r]: rule r's keywords, lower case (empty: the rule always runs).
   // The compiled database comes from `cache` when it holds this keyword set.
-  KeywordFilter(const std::vector<std::vector<std::string>>& keywords, const DatabaseCache& cache);
+  // With `regexes` (regexes[r]: rule r's), a hit of a keyword that every rule
+  // holding it follows with a shape of its own (keyword_shape.hpp) counts
+  // only where one of those shapes follows it.
+  KeywordFilter(const std::vector<std::vector<std::string>>& keywords, const DatabaseCache& cache,
+                const std::vector<std::string>& regexes = {});
   ~KeywordFilter();
   KeywordFilter(const KeywordFilter&) = delete;
   KeywordFilter& operator=(const KeywordFilter&) = delete;
@@ -72,6 +77,8 @@ class KeywordFilter {
   void find_keywords(std::string_view text, Scratch& scratch) const;
 
   std::vector<std::string> keywords_;                  // distinct, lower case
+  // Per keyword, the shapes one of which must follow a hit; empty: none needed.
+  std::vector<std::vector<KeywordShape>> shapes_;
   std::vector<std::vector<std::size_t>> keywords_of_;  // rule -> its keywords; empty: always runs
   std::size_t longest_ = 0;
   hs_database* db_ = nullptr;  // null: no keywords, or no Vectorscan on this CPU (plain search)
