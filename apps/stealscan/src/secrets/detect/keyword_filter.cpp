@@ -24,7 +24,13 @@ struct KeywordHits {
   LineCollector& lines;
   const std::vector<std::string>* keywords;
   const std::vector<std::vector<KeywordShape>>* shapes;
+  std::vector<std::size_t>* touched;  // the keywords with lines so far, each once
 };
+
+void add_line(KeywordHits& k, std::size_t id, std::size_t at) {
+  if (k.lines.lines[id].empty()) k.touched->push_back(id);
+  k.lines.add(id, at);
+}
 
 int on_keyword(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
   auto& k = *static_cast<KeywordHits*>(ctx);
@@ -34,7 +40,7 @@ int on_keyword(unsigned int id, unsigned long long, unsigned long long to, unsig
   if (!shapes.empty() &&
       std::none_of(shapes.begin(), shapes.end(), [&](const KeywordShape& s) { return fits(s, k.lines.text, end); }))
     return 0;  // no match of a rule holding it could hold this hit
-  k.lines.add(id, end - (*k.keywords)[id].size());
+  add_line(k, id, end - (*k.keywords)[id].size());
   return 0;
 }
 
@@ -66,6 +72,11 @@ KeywordFilter::KeywordFilter(const std::vector<std::vector<std::string>>& keywor
   }
   for (std::size_t k = 0; k < shapes_.size(); ++k)
     if (unshaped[k]) shapes_[k].clear();
+  rules_of_.resize(keywords_.size());
+  for (std::size_t r = 0; r < keywords_of_.size(); ++r) {
+    if (keywords_of_[r].empty()) always_.push_back(r);
+    for (const std::size_t k : keywords_of_[r]) rules_of_[k].push_back(r);
+  }
   if (keywords_.empty() || hs_valid_platform() != HS_SUCCESS) return;
   // The cache key: everything the compilation below depends on.
   std::string key = "keywords block flags=" + std::to_string(kFlags);
@@ -101,17 +112,20 @@ KeywordFilter::Scratch::Scratch(const KeywordFilter& filter) : lines_(filter.key
 KeywordFilter::Scratch::~Scratch() { hs_free_scratch(hs_); }
 
 void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
-  for (std::vector<LineSpan>& v : s.lines_) v.clear();
+  // Only the keywords the last text touched have lines to clear: a file
+  // costs what it holds, not the number of keywords (most hold none).
+  for (const std::size_t k : s.touched_) s.lines_[k].clear();
+  s.touched_.clear();
   if (text.empty()) return;
   LineCollector lines{text, s.lines_};
-  KeywordHits hits{lines, &keywords_, &shapes_};
+  KeywordHits hits{lines, &keywords_, &shapes_, &s.touched_};
   if (db_ == nullptr) {
     // A plain caseless search per keyword, going on from the end of each line
     // it finds the keyword on.
     for (std::size_t k = 0; k < keywords_.size(); ++k)
       for (std::size_t at = find_caseless(text, keywords_[k]); at != std::string_view::npos;
            at = find_caseless(text, keywords_[k], lines.current.end + 1))
-        lines.add(k, at);
+        add_line(hits, k, at);
     return;
   }
   // Vectorscan misses some matches that end near the end of its data (a
@@ -143,17 +157,17 @@ void KeywordFilter::find_keywords(std::string_view text, Scratch& s) const {
   lines.limit = text.size() - from;
   if (hs_scan(db_, s.tail_.data(), static_cast<unsigned>(s.tail_.size()), 0, s.hs_, &on_keyword, &hits) != HS_SUCCESS)
     throw std::runtime_error("keyword scan failed");
-  for (std::vector<LineSpan>& v : s.lines_) normalize(v);
+  for (const std::size_t k : s.touched_) normalize(s.lines_[k]);
 }
 
 void KeywordFilter::rules_for(std::string_view text, Scratch& s, std::vector<std::size_t>& rules) const {
-  rules.clear();
-  if (!keywords_.empty()) find_keywords(text, s);
-  for (std::size_t r = 0; r < keywords_of_.size(); ++r) {
-    const auto& ks = keywords_of_[r];
-    if (ks.empty() || std::any_of(ks.begin(), ks.end(), [&](std::size_t k) { return !s.lines_[k].empty(); }))
-      rules.push_back(r);
-  }
+  rules.assign(always_.begin(), always_.end());
+  if (keywords_.empty()) return;
+  find_keywords(text, s);
+  if (s.touched_.empty()) return;
+  for (const std::size_t k : s.touched_) rules.insert(rules.end(), rules_of_[k].begin(), rules_of_[k].end());
+  std::sort(rules.begin(), rules.end());  // rule order
+  rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
 }
 
 const std::vector<LineSpan>& KeywordFilter::lines_for(std::size_t r, Scratch& s) const {
@@ -167,7 +181,7 @@ const std::vector<LineSpan>& KeywordFilter::lines_for(std::size_t r, Scratch& s)
 
 void KeywordFilter::all_lines(const Scratch& s, std::vector<LineSpan>& out) const {
   out.clear();
-  for (const std::vector<LineSpan>& v : s.lines_) out.insert(out.end(), v.begin(), v.end());
+  for (const std::size_t k : s.touched_) out.insert(out.end(), s.lines_[k].begin(), s.lines_[k].end());
   normalize(out);
 }
 

@@ -54,6 +54,7 @@ class KeywordFilter {
     // Per keyword, the lines of the text being scanned that hold it: sorted,
     // disjoint spans of consecutive lines.
     std::vector<std::vector<LineSpan>> lines_;
+    std::vector<std::size_t> touched_;  // the keywords with lines in the text scanned last
     std::vector<LineSpan> merged_;  // lines_for()'s answer for a rule of several keywords
     std::string tail_;              // the text's end, padded, scanned again (find_keywords)
   };
@@ -80,6 +81,8 @@ class KeywordFilter {
   // Per keyword, the shapes one of which must follow a hit; empty: none needed.
   std::vector<std::vector<KeywordShape>> shapes_;
   std::vector<std::vector<std::size_t>> keywords_of_;  // rule -> its keywords; empty: always runs
+  std::vector<std::vector<std::size_t>> rules_of_;     // keyword -> the rules holding it
+  std::vector<std::size_t> always_;                    // the rules without keywords
   std::size_t longest_ = 0;
   hs_database* db_ = nullptr;  // null: no keywords, or no Vectorscan on this CPU (plain search)
 };
