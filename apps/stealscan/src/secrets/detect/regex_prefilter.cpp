@@ -23,15 +23,6 @@ constexpr std::size_t kKeptCopy = std::size_t{4} << 20;
 
 void free_error(hs_compile_error_t* e) { hs_free_compile_error(e); }
 
-// What a pattern's matches may hold of '\n's (RegexPrefilter::spans_lines_).
-// A match that ends in its line's newline (newline_only_last()) needs no
-// more than one that holds none: its regex ends in (?:C|$) or (?:C|\z),
-// which self_contained() makes a line's end, so the same match ending
-// before the newline is a match too, and the prefilter reports every match.
-constexpr std::uint8_t kOneLine = 0;      // none
-constexpr std::uint8_t kNewlineLast = 1;  // one, as the last byte
-constexpr std::uint8_t kSpansLines = 2;   // any
-
 // A hit's line. The match cannot hold a '\n' (else spans_lines): if the byte
 // before its end is one, the match is empty and lies at the start of the next
 // line (the empty line after a text's last '\n', at its very end); otherwise
@@ -42,21 +33,27 @@ struct PrefilterHits {
   const std::vector<std::uint8_t>& spans_lines;
 };
 
-int on_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
-  auto& h = *static_cast<PrefilterHits*>(ctx);
-  LineCollector& c = h.lines;
-  if (to > c.limit) return 0;  // in the padding
-  if (h.spans_lines[id] == kSpansLines) {
-    if (c.lines[id].empty()) c.lines[id].push_back(LineSpan{0, c.text.size()});
-    return 0;
-  }
-  std::size_t at = static_cast<std::size_t>(to);
-  if (at > 0 && c.text[at - 1] != '\n') --at;
+// Adds the line holding the text's byte `at`, or, at the text's end, the
+// empty line there.
+void add_hit_line(LineCollector& c, unsigned id, std::size_t at) {
   if (at < c.text.size()) {
     c.add(id, at);
   } else if (c.lines[id].empty() || c.lines[id].back().end < at) {
     c.lines[id].push_back(LineSpan{at, at});
   }
+}
+
+int on_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
+  auto& h = *static_cast<PrefilterHits*>(ctx);
+  LineCollector& c = h.lines;
+  if (to > c.limit) return 0;  // in the padding
+  if (h.spans_lines[id] != 0) {
+    if (c.lines[id].empty()) c.lines[id].push_back(LineSpan{0, c.text.size()});
+    return 0;
+  }
+  std::size_t at = static_cast<std::size_t>(to);
+  if (at > 0 && c.text[at - 1] != '\n') --at;
+  add_hit_line(c, id, at);
   return 0;
 }
 
@@ -71,27 +68,9 @@ struct CopiedLinesHits {
   std::size_t last = 0;   // the piece of the last hit
 };
 
-// Adds the line of the copy's byte `at` (before the padding).
-void add_copied(CopiedLinesHits& h, unsigned id, std::size_t at) {
-  const auto& p = h.pieces;
-  if (!(p[h.last].at_copy <= at && (h.last + 1 == p.size() || at < p[h.last + 1].at_copy))) {
-    h.last = static_cast<std::size_t>(
-        std::upper_bound(p.begin(), p.end(), at, [](std::size_t a, const auto& piece) { return a < piece.at_copy; }) -
-        p.begin() - 1);
-  }
-  const std::string_view text = h.lines.text;
-  const std::size_t in_text = p[h.last].at_text + (at - p[h.last].at_copy);
-  if (in_text < text.size()) {
-    h.lines.add(id, in_text);
-  } else if (h.lines.lines[id].empty() || h.lines.lines[id].back().end < in_text) {
-    h.lines.lines[id].push_back(LineSpan{in_text, in_text});  // the empty line at the text's end, as on_hit()
-  }
-}
-
 int on_copied_lines_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
   auto& h = *static_cast<CopiedLinesHits*>(ctx);
-  if (h.spans_lines[id] == kSpansLines || to > h.copy.size()) return 0;  // the whole text is theirs already; the padding
-
+  if (h.spans_lines[id] != 0 || to > h.copy.size()) return 0;  // the whole text is theirs already; the padding
   // The hit's byte, as on_hit() picks it: the one before its end, unless
   // that is a '\n' (an empty match at a line's start). Every piece ends in
   // a '\n' the text may not have, so a byte at or past the last one is not
@@ -99,7 +78,13 @@ int on_copied_lines_hit(unsigned int id, unsigned long long, unsigned long long 
   std::size_t at = static_cast<std::size_t>(to);
   if (at > 0 && h.copy[at - 1] != '\n') --at;
   if (at >= h.copy.size()) return 0;
-  add_copied(h, id, at);
+  const auto& p = h.pieces;
+  if (!(p[h.last].at_copy <= at && (h.last + 1 == p.size() || at < p[h.last + 1].at_copy))) {
+    h.last = static_cast<std::size_t>(
+        std::upper_bound(p.begin(), p.end(), at, [](std::size_t a, const auto& piece) { return a < piece.at_copy; }) -
+        p.begin() - 1);
+  }
+  add_hit_line(h.lines, id, p[h.last].at_text + (at - p[h.last].at_copy));
   return 0;
 }
 
@@ -158,10 +143,12 @@ RegexPrefilter::RegexPrefilter(const std::vector<std::string>& regexes, const Da
   }
   for (std::size_t i = 0; i < candidates.size() && db_ != nullptr; ++i) {
     slot_[candidates[i]] = i;
+    // A match that ends in its line's newline (newline_only_last()) counts
+    // as one line: its regex ends in (?:C|$) or (?:C|\z), which
+    // self_contained() makes a line's end, so the same match ending before
+    // the newline is a match too, and the prefilter reports every match.
     const std::string& regex = regexes[candidates[i]];
-    spans_lines_.push_back(newline_only_last(regex) ? kNewlineLast
-                           : may_match_newline(regex) ? kSpansLines
-                                                      : kOneLine);
+    spans_lines_.push_back(!newline_only_last(regex) && may_match_newline(regex) ? 1 : 0);
   }
 }
 
@@ -206,7 +193,7 @@ bool RegexPrefilter::scan_lines(std::string_view text, const std::vector<LineSpa
   const std::size_t copied = s.copy_.size();
   s.copy_.append(kVectorscanEndPad, '\n');  // as padded_end(): the copy's end is scanned with room after it
   for (std::size_t slot = 0; slot < spans_lines_.size(); ++slot)
-    if (spans_lines_[slot] == kSpansLines) s.lines_[slot].push_back(LineSpan{0, text.size()});
+    if (spans_lines_[slot] != 0) s.lines_[slot].push_back(LineSpan{0, text.size()});
   if (!s.pieces_.empty()) {
     LineCollector lines{text, s.lines_};
     lines.limit = text.size();

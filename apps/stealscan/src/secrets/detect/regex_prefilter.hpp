@@ -94,7 +94,7 @@ class RegexPrefilter {
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::size_t> slot_;   // rule -> its pattern id in the database, or kNone
-  std::vector<std::uint8_t> spans_lines_;  // pattern id -> what its matches may hold of '\n's (the .cpp's kOneLine...)
+  std::vector<std::uint8_t> spans_lines_;  // pattern id -> a match may hold a '\n' not at its end
   hs_database* db_ = nullptr;       // null: nothing covered
 };
 
