@@ -172,8 +172,10 @@ TEST(SecretsPrefilter, rules_with_keywords_find_the_same_through_the_prefilter_o
 // when they are under half the text. Rules that keep to one line, rules
 // whose match may end in its line's newline (newline_only_last(): a token's
 // end as "a byte that cannot continue it, or the end", with and without a
-// class before the token), and one that may span lines (the whole text is
-// searched for it). Texts with few keyword lines between lines of filler.
+// class before the token), one that may span lines within a bounded length
+// (the prefilter reads the lines that far around its keyword's lines), and
+// one that may span lines without bound (the whole text is searched for it).
+// Texts with few keyword lines between lines of filler.
 struct SparseRule {
   const char* id;
   const char* regex;
@@ -185,6 +187,7 @@ const SparseRule kSparse[] = {
     {"tok-spaced", R"((?:^|[^a-z\n])(k9[A-Z]{3})(?:\s|\z))", "k9"},
     {"line-end", R"(([0-9]{3})x$)", "x"},
     {"assign", R"re((?i)(?:pass|secret)\s*[:=]\s*"([^"]{4,})")re", "pass"},
+    {"block", R"re(creds\s{0,3}\{[^}]{0,40}?\bkey\s{0,2}=\s{0,2}"([^"\n]{3,12})")re", "key"},
 };
 
 // The rules of kSparse, or the one named `only`.
@@ -200,7 +203,8 @@ std::string sparse_rules(std::string_view only = {}) {
 std::string sparse_text(std::mt19937& rng, std::size_t lines) {
   static const std::vector<std::string> pieces = {
       "tk_abc123", "tk_ab12", "tk_abcdefgh", "tk_-x", "TK_abc", "k9ABC", "xk9ABC ", "k9AB", "123x", "12x",
-      "pass = \"hunter22\"", "PASS:\n\"long enough\"", " ", "\t", "=", "\r", "-"};
+      "pass = \"hunter22\"", "PASS:\n\"long enough\"", " ", "\t", "=", "\r", "-", "creds {\n", "creds{", "}",
+      " key=\"hunter\"", "key =\n\"abcd\"", "\n"};
   std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
   std::string text;
   for (std::size_t l = 0; l < lines; ++l) {
@@ -273,16 +277,20 @@ TEST(SecretsPrefilter, reading_only_the_keyword_lines_finds_what_re2_over_the_te
   const Detector fast(rules_from(sparse_rules()), all);
   const Detector plain(rules_from(sparse_rules()), none);
   std::mt19937 rng(39);
-  std::size_t findings = 0, at_line_end = 0;
+  std::size_t findings = 0, at_line_end = 0, blocks = 0;
   for (int i = 0; i < 600; ++i) {
     const std::string text = sparse_text(rng, 1 + rng() % 24);
     const std::vector<std::string> want = line_scope_oracle(text);
     ASSERT_EQ(brief_lines(fast, text), want) << "text " << i << ":\n" << text;
     ASSERT_EQ(brief_lines(plain, text), want) << "text " << i << ":\n" << text;
     findings += want.size();
-    for (const std::string& f : want) at_line_end += text.find(f.substr(f.find('=') + 1) + "\n") != std::string::npos;
+    for (const std::string& f : want) {
+      at_line_end += text.find(f.substr(f.find('=') + 1) + "\n") != std::string::npos;
+      blocks += f.starts_with("block ");
+    }
   }
   EXPECT_GT(findings, 500U);
+  EXPECT_GT(blocks, 50U);  // matches of the bounded rule across lines
   EXPECT_GT(at_line_end, 100U);  // tokens that end their line, whose match takes the newline
   // A token ending the text, with and without a newline after it; a keyword
   // line first and last.

@@ -254,14 +254,21 @@ void Detector::scan_layer(std::string_view path, std::string_view commit, std::s
 bool Detector::prefilter(std::string_view text, const Prefilter& pf, Scratch& s) const {
   // With every rule it covers searched only on its keywords' lines, the
   // prefilter need read only those lines: a few percent of most source
-  // code. A covered rule without keywords (it runs everywhere) needs the
-  // whole text, and so does one whose match may span lines (it may cover a
-  // keyword's line from far away), and a file whose keyword lines are most of it.
+  // code. A rule whose match may span lines but is at most so many bytes
+  // long needs the lines around its keywords' lines that far. A covered rule
+  // without keywords (it runs everywhere) needs the whole text, and so does
+  // one whose match may span lines without bound (it may cover a keyword's
+  // line from anywhere), and a file whose keyword lines are most of it.
+  const RegexPrefilter& filter = *pf.filter;
   if (keyword_scope_ == KeywordScope::line &&
       std::all_of(s.rules_.begin(), s.rules_.end(), [&](std::size_t r) {
-        return !pf.filter->covers(r) || (keywords_.has_keywords(r) && compiled_[r].single_line);
+        return !filter.covers(r) || (keywords_.has_keywords(r) && filter.reach(r) != RegexPrefilter::kUnbounded);
       })) {
     keywords_.all_lines(s.keywords_, s.any_keyword_);
+    for (const std::size_t r : s.rules_)
+      if (filter.covers(r) && filter.reach(r) != RegexPrefilter::kOneLine)
+        widen(text, keywords_.lines_for(r, s.keywords_), filter.reach(r), s.any_keyword_);
+    normalize(s.any_keyword_);
     std::size_t bytes = 0;
     for (const LineSpan& l : s.any_keyword_) bytes += l.end - l.begin + 1;
     if (bytes < text.size() / 2) return pf.filter->scan_lines(text, s.any_keyword_, *pf.scratch);

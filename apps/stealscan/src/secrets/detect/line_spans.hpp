@@ -28,6 +28,18 @@ inline LineSpan line_around(std::string_view text, std::size_t at) {
   return {nl_before == nullptr ? 0 : offset(nl_before) + 1, nl_after == nullptr ? text.size() : offset(nl_after)};
 }
 
+// Appends to `out` each of `spans` widened by `reach` bytes on either side,
+// to whole lines of `text`: the lines in which a match of at most `reach`
+// bytes that covers one of the span's lines lies whole.
+inline void widen(std::string_view text, const std::vector<LineSpan>& spans, std::size_t reach,
+                  std::vector<LineSpan>& out) {
+  for (const LineSpan& l : spans) {
+    const std::size_t begin = l.begin <= reach ? 0 : line_around(text, l.begin - reach).begin;
+    const std::size_t end = text.size() - l.end <= reach ? text.size() : line_around(text, l.end + reach).end;
+    out.push_back(LineSpan{begin, end});
+  }
+}
+
 // Collects, per pattern, the lines that hold its hits. The line around a hit
 // is found once and kept while the next hits fall inside it, which in a block
 // scan's order of end offsets they do until the scan passes its end: finding

@@ -2,6 +2,7 @@
 #include "secrets/detect/regex_prefilter.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -23,14 +24,14 @@ constexpr std::size_t kKeptCopy = std::size_t{4} << 20;
 
 void free_error(hs_compile_error_t* e) { hs_free_compile_error(e); }
 
-// A hit's line. The match cannot hold a '\n' (else spans_lines): if the byte
-// before its end is one, the match is empty and lies at the start of the next
-// line (the empty line after a text's last '\n', at its very end); otherwise
-// the match's line is that byte's. For a rule whose matches may span lines,
-// the whole text.
+// A hit's line. The match cannot hold a '\n' (else its reach is not
+// kOneLine): if the byte before its end is one, the match is empty and lies at
+// the start of the next line (the empty line after a text's last '\n', at its
+// very end); otherwise the match's line is that byte's. For a rule whose
+// matches may span lines, the whole text.
 struct PrefilterHits {
   LineCollector& lines;
-  const std::vector<std::uint8_t>& spans_lines;
+  const std::vector<std::size_t>& reach;
 };
 
 // Adds the line holding the text's byte `at`, or, at the text's end, the
@@ -47,7 +48,7 @@ int on_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned 
   auto& h = *static_cast<PrefilterHits*>(ctx);
   LineCollector& c = h.lines;
   if (to > c.limit) return 0;  // in the padding
-  if (h.spans_lines[id] != 0) {
+  if (h.reach[id] != RegexPrefilter::kOneLine) {
     if (c.lines[id].empty()) c.lines[id].push_back(LineSpan{0, c.text.size()});
     return 0;
   }
@@ -62,7 +63,7 @@ int on_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned 
 // last one is tried first); the line around it is the same line in both.
 struct CopiedLinesHits {
   LineCollector& lines;
-  const std::vector<std::uint8_t>& spans_lines;
+  const std::vector<std::size_t>& reach;
   const std::vector<RegexPrefilter::Scratch::Piece>& pieces;
   std::string_view copy;  // without the padding
   std::size_t last = 0;   // the piece of the last hit
@@ -70,7 +71,13 @@ struct CopiedLinesHits {
 
 int on_copied_lines_hit(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* ctx) {
   auto& h = *static_cast<CopiedLinesHits*>(ctx);
-  if (h.spans_lines[id] != 0 || to > h.copy.size()) return 0;  // the whole text is theirs already; the padding
+  if (to > h.copy.size()) return 0;  // in the padding
+  if (h.reach[id] != RegexPrefilter::kOneLine) {
+    // A rule that may span lines: the whole text, once it may match in the
+    // copy (given at the start for one of unbounded reach).
+    if (h.lines.lines[id].empty()) h.lines.lines[id].push_back(LineSpan{0, h.lines.text.size()});
+    return 0;
+  }
   // The hit's byte, as on_hit() picks it: the one before its end, unless
   // that is a '\n' (an empty match at a line's start). Every piece ends in
   // a '\n' the text may not have, so a byte at or past the last one is not
@@ -103,12 +110,16 @@ RegexPrefilter::RegexPrefilter(const std::vector<std::string>& regexes, const Da
   // than RE2 written as RE2 means them (self_contained(), as the search does).
   std::vector<std::string> exprs(regexes.size());
   std::vector<std::size_t> candidates;
+  // Each pattern's widest match (Vectorscan's max_width of the approximation
+  // compiled, which no match of the regex exceeds, as every one is a match of it).
+  std::vector<std::size_t> width(regexes.size(), kUnbounded);
   for (std::size_t r = 0; r < regexes.size(); ++r) {
     if (!prefilter_eligible(regexes[r])) continue;
     exprs[r] = self_contained(regexes[r]);
     hs_expr_info_t* info = nullptr;
     hs_compile_error_t* err = nullptr;
     const bool ok = hs_expression_info(exprs[r].c_str(), kFlags, &info, &err) == HS_SUCCESS;
+    if (ok && info->max_width != UINT_MAX) width[r] = info->max_width;
     free_error(err);
     std::free(info);
     if (ok) candidates.push_back(r);
@@ -148,13 +159,14 @@ RegexPrefilter::RegexPrefilter(const std::vector<std::string>& regexes, const Da
     // self_contained() makes a line's end, so the same match ending before
     // the newline is a match too, and the prefilter reports every match.
     const std::string& regex = regexes[candidates[i]];
-    spans_lines_.push_back(!newline_only_last(regex) && may_match_newline(regex) ? 1 : 0);
+    const bool one_line = newline_only_last(regex) || !may_match_newline(regex);
+    reach_.push_back(one_line ? kOneLine : std::max<std::size_t>(width[candidates[i]], 1));
   }
 }
 
 RegexPrefilter::~RegexPrefilter() { hs_free_database(db_); }
 
-RegexPrefilter::Scratch::Scratch(const RegexPrefilter& filter) : lines_(filter.spans_lines_.size()) {
+RegexPrefilter::Scratch::Scratch(const RegexPrefilter& filter) : lines_(filter.reach_.size()) {
   if (filter.db_ != nullptr && hs_alloc_scratch(filter.db_, &hs_) != HS_SUCCESS) throw std::bad_alloc();
 }
 
@@ -172,7 +184,7 @@ bool RegexPrefilter::scan(std::string_view text, Scratch& s) const {
   padded_end(s.copy_, text);
   LineCollector lines{text, s.lines_};
   lines.limit = text.size();
-  PrefilterHits hits{lines, spans_lines_};
+  PrefilterHits hits{lines, reach_};
   if (hs_scan(db_, s.copy_.data(), static_cast<unsigned>(s.copy_.size()), 0, s.hs_, &on_hit, &hits) != HS_SUCCESS)
     throw std::runtime_error("prefilter scan failed");
   if (s.copy_.capacity() > kKeptCopy) std::string().swap(s.copy_);  // a large file's copy is not kept
@@ -192,12 +204,12 @@ bool RegexPrefilter::scan_lines(std::string_view text, const std::vector<LineSpa
   if (s.copy_.size() + kVectorscanEndPad >= kMaxText) return false;
   const std::size_t copied = s.copy_.size();
   s.copy_.append(kVectorscanEndPad, '\n');  // as padded_end(): the copy's end is scanned with room after it
-  for (std::size_t slot = 0; slot < spans_lines_.size(); ++slot)
-    if (spans_lines_[slot] != 0) s.lines_[slot].push_back(LineSpan{0, text.size()});
+  for (std::size_t slot = 0; slot < reach_.size(); ++slot)
+    if (reach_[slot] == kUnbounded) s.lines_[slot].push_back(LineSpan{0, text.size()});
   if (!s.pieces_.empty()) {
     LineCollector lines{text, s.lines_};
     lines.limit = text.size();
-    CopiedLinesHits hits{lines, spans_lines_, s.pieces_, std::string_view(s.copy_).substr(0, copied)};
+    CopiedLinesHits hits{lines, reach_, s.pieces_, std::string_view(s.copy_).substr(0, copied)};
     if (hs_scan(db_, s.copy_.data(), static_cast<unsigned>(s.copy_.size()), 0, s.hs_, &on_copied_lines_hit, &hits) !=
         HS_SUCCESS)
       throw std::runtime_error("prefilter scan failed");

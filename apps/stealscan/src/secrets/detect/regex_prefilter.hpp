@@ -14,7 +14,9 @@
 // exactly what it finds over the whole text. So does a rule whose match may
 // end in its line's newline and hold no other (newline_only_last()): a hit
 // whose last byte is a '\n' names the line that newline ends. A rule whose regex may span
-// lines runs over the whole text, if Vectorscan saw a hit anywhere in it.
+// lines runs over the whole text, if Vectorscan saw a hit anywhere in it; its
+// reach (the widest match Vectorscan's approximation allows, when bounded)
+// tells a caller which lines around its keywords' lines such a match can lie in.
 // Left to RE2 over every text: regexes with bytes >= 0x80 or Unicode classes
 // (Vectorscan reads those bytes and classes otherwise than RE2's Latin-1
 // mode), a NUL, one Vectorscan rejects even as a prefilter, and texts of
@@ -46,6 +48,12 @@ class RegexPrefilter {
 
   // Whether rule r's regex is in the database.
   [[nodiscard]] bool covers(std::size_t r) const { return r < slot_.size() && slot_[r] != kNone; }
+
+  // How far a match of a covered rule's regex reaches: kOneLine (it keeps to
+  // one line: the class above), else the most bytes it can hold, or kUnbounded.
+  static constexpr std::size_t kOneLine = 0;
+  static constexpr std::size_t kUnbounded = static_cast<std::size_t>(-1);
+  [[nodiscard]] std::size_t reach(std::size_t r) const { return reach_[slot_[r]]; }
 
   class Scratch {
    public:
@@ -79,10 +87,14 @@ class RegexPrefilter {
   // matches keep to one line gets the lines of `only` where it may match,
   // exactly as scan() would answer within them: each line is whole and
   // between '\n's in the copy as in the text, so ^, $ and \b see what they
-  // see there. A rule whose matches may span lines gets the whole text (the
-  // copy cannot tell): its caller searches it as without a prefilter. Worth
-  // it where the lines are a small part of the text: the lines that hold a
-  // rule's keyword are all its regex is searched on (KeywordScope::line).
+  // see there. A rule whose matches may span lines gets the whole text if it
+  // has unbounded reach (the copy cannot tell), or if it may match somewhere
+  // in the copy, and nothing otherwise: so for such a rule `only` must hold
+  // every run of lines its wanted matches can lie in whole (widen() around
+  // the lines they must cover); its caller then searches the whole text as
+  // without a prefilter. Worth it where the lines are a small part of the
+  // text: the lines that hold a rule's keyword are all its regex is searched
+  // on, or must be covered by its matches (KeywordScope::line).
   bool scan_lines(std::string_view text, const std::vector<LineSpan>& only, Scratch& scratch) const;
   // After scan(): the lines of the text where rule r's regex may match, as
   // sorted, disjoint spans (empty: it matches nowhere; for a regex that may
@@ -94,7 +106,7 @@ class RegexPrefilter {
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::size_t> slot_;   // rule -> its pattern id in the database, or kNone
-  std::vector<std::uint8_t> spans_lines_;  // pattern id -> a match may hold a '\n' not at its end
+  std::vector<std::size_t> reach_;  // pattern id -> kOneLine, a match's most bytes, or kUnbounded
   hs_database* db_ = nullptr;       // null: nothing covered
 };
 
