@@ -22,6 +22,9 @@ constexpr std::size_t kCacheSlots = 1024;
 constexpr std::size_t kCacheBytes = std::size_t{32} << 20;
 // An entry's first read: most deltas and small objects whole.
 constexpr std::uint64_t kFirstRead = 64 * 1024;
+// The longest entry header: a type and size (ten bytes for 64 bits), then an
+// OFS_DELTA's distance (ten) or a REF_DELTA's id (20).
+constexpr std::uint64_t kLongestHeader = 10 + 20;
 
 bool is_whole(unsigned type) { return type >= GIT_OBJECT_COMMIT && type <= GIT_OBJECT_TAG; }
 
@@ -41,14 +44,14 @@ PackReader::PackReader(const PackSet& packs) : packs_(packs), cache_(kCacheSlots
 // byte, the size in its low 4 bits and then 7 bits a byte while the high bit
 // is set; an OFS_DELTA's base as a distance back (7 bits a byte, most
 // significant first, each continuation adding one), a REF_DELTA's as an id.
-// The entry is read from its start up to kFirstRead bytes: most entries
-// (deltas, small objects) whole in one pread.
-PackReader::Status PackReader::parse(PackLocation at, Entry& e, Result& r) {
+// The entry is read from its start up to `first` bytes: with kFirstRead,
+// most entries (deltas, small objects) whole in one pread.
+PackReader::Status PackReader::parse(PackLocation at, Entry& e, Result& r, std::uint64_t first) {
   const PackFile& pf = packs_.pack(at.pack);
   const std::uint64_t end = pf.entry_end(at.offset);
   if (end == 0) return damaged(r, pf, at.offset, "outside the pack's object data (is the pack cut short?)");
   e.len = end - at.offset;
-  if (!pf.read(at.offset, static_cast<std::size_t>(std::min<std::uint64_t>(e.len, kFirstRead)), raw_, r.why)) {
+  if (!pf.read(at.offset, static_cast<std::size_t>(std::min(e.len, first)), raw_, r.why)) {
     r.status = Status::damaged;
     return r.status;
   }
@@ -111,6 +114,13 @@ bool PackReader::inflate(const Entry& e, Bytes& out, Result& r) {
   return false;
 }
 
+std::optional<PackLocation> PackReader::delta_base(PackLocation at) {
+  Entry e;
+  Result r;
+  if (parse(at, e, r, kLongestHeader) != Status::ok || is_whole(e.type)) return std::nullopt;
+  return e.base;
+}
+
 PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
   Result r;
   chain_.clear();
@@ -133,7 +143,7 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
       return r;
     }
     Entry e;
-    if (parse(loc, e, r) != Status::ok) return r;
+    if (parse(loc, e, r, kFirstRead) != Status::ok) return r;
     if (is_whole(e.type)) {
       if (e.size > max_size) {
         r.status = chain_.empty() ? Status::too_large : Status::fallback;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,12 @@ class PackReader {
 
   Result read(PackLocation at, std::uint64_t max_size);
 
+  // The place of the base of the delta at `at`, reading only its header:
+  // nullopt for a whole object, and for an entry that cannot be read or
+  // parsed or whose base is in no pack of the set (read() says why, or
+  // leaves it to libgit2). For ordering reads (pack_order.hpp).
+  std::optional<PackLocation> delta_base(PackLocation at);
+
  private:
   // A parsed entry header.
   struct Entry {
@@ -52,9 +59,9 @@ class PackReader {
     std::uint64_t len = 0;   // the whole entry's bytes in the pack
     PackLocation base{};     // a delta's base
   };
-  // Reads the start of the entry at `at` into raw_ and parses its header.
-  // Status ok, or damaged / fallback with the reason in `r`.
-  PackReader::Status parse(PackLocation at, Entry& e, Result& r);
+  // Reads the start of the entry at `at` (up to `first` bytes) into raw_ and
+  // parses its header. Status ok, or damaged / fallback with the reason in `r`.
+  PackReader::Status parse(PackLocation at, Entry& e, Result& r, std::uint64_t first);
   // The entry's data inflated into `out` (the whole entry read into raw_
   // first if its first read did not take it all). False, with `r` damaged
   // and saying why, if it cannot be read or does not inflate to its size.
