@@ -44,21 +44,13 @@ class ObjectCache {
     bool used = false;
     Object object;
   };
-  struct Hash {
-    std::size_t operator()(PackLocation at) const noexcept {
-      return std::hash<std::uint64_t>()(at.offset) ^ (std::size_t{at.pack} << 1);
-    }
-  };
-  struct Same {
-    bool operator()(PackLocation a, PackLocation b) const noexcept { return a.pack == b.pack && a.offset == b.offset; }
-  };
   void evict(Slot& s);
 
   std::vector<Slot> slots_;
   std::size_t next_ = 0;   // the oldest slot: the next one overwritten
   std::size_t bytes_ = 0;  // held in used slots
   std::size_t max_bytes_;
-  std::unordered_map<PackLocation, std::size_t, Hash, Same> where_;  // -> slot
+  std::unordered_map<PackLocation, std::size_t, PackLocationHash, SamePackLocation> where_;  // -> slot
 };
 
 }  // namespace stealscan::git

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,16 @@ namespace stealscan::git {
 struct PackLocation {
   std::uint32_t pack;
   std::uint64_t offset;
+};
+
+// PackLocation as an unordered_map's key.
+struct PackLocationHash {
+  std::size_t operator()(PackLocation at) const noexcept {
+    return std::hash<std::uint64_t>()(at.offset) ^ (std::size_t{at.pack} << 1);
+  }
+};
+struct SamePackLocation {
+  bool operator()(PackLocation a, PackLocation b) const noexcept { return a.pack == b.pack && a.offset == b.offset; }
 };
 
 // One .pack file, read with pread() (never mapped: a pack that another
@@ -42,6 +53,8 @@ class PackFile {
   // trailing checksum's. 0 if `offset` is outside the object data (a corrupt
   // index or delta).
   [[nodiscard]] std::uint64_t entry_end(std::uint64_t offset) const noexcept;
+  // Where the object data ends (the trailing checksum starts).
+  [[nodiscard]] std::uint64_t data_end() const noexcept { return data_end_; }
 
   // Reads `len` bytes at `offset` into `out` (sized to them). False, with the
   // reason in `why`, if the file no longer holds them (cut short since it

@@ -2,6 +2,7 @@
 #include "sources/git/pack_order.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <tuple>
 #include <unordered_map>
@@ -14,27 +15,77 @@ namespace {
 
 constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
+// The pack's bytes at an entry, through a window read ahead: a history's
+// blobs and their bases lie close together in the pack, and headers asked
+// for in pack order then cost one read for many (git.git's history: 5,240
+// reads of 64 KiB for 261,791 headers; the ordering took 0.43 s instead of 0.57).
+class HeaderWindow {
+ public:
+  explicit HeaderWindow(const PackSet& packs) : packs_(packs) {}
+
+  // The bytes from `at` on: at least an entry header's worth, unless the
+  // object data ends first; empty if they cannot be read.
+  std::string_view at(PackLocation at) {
+    const PackFile& pf = packs_.pack(at.pack);
+    const std::uint64_t end = begin_ + bytes_.size();
+    const bool inside = at.pack == pack_ && begin_ <= at.offset && at.offset < end &&
+                        (at.offset + PackReader::kLongestHeader <= end || end == pf.data_end());
+    if (!inside) {
+      std::string why;
+      if (at.offset >= pf.data_end() ||
+          !pf.read(at.offset, static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, pf.data_end() - at.offset)),
+                   bytes_, why)) {
+        bytes_.resize_for_overwrite(0);
+        pack_ = UINT32_MAX;
+        return {};
+      }
+      pack_ = at.pack;
+      begin_ = at.offset;
+    }
+    return bytes_.view().substr(static_cast<std::size_t>(at.offset - begin_));
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 64 * 1024;
+  const PackSet& packs_;
+  Bytes bytes_;
+  std::uint32_t pack_ = UINT32_MAX;  // none yet
+  std::uint64_t begin_ = 0;
+};
+
 // The delta forest above a set of packed objects: each entry on a chain from
 // one of them down to its base, once, with its base.
 class DeltaForest {
  public:
-  explicit DeltaForest(const PackSet& packs) : reader_(packs) {}
+  explicit DeltaForest(const PackSet& packs) : reader_(packs), window_(packs) {}
 
-  // The node of the entry at `at`, added with its chain down to a root (a
-  // whole object, or an entry whose base cannot be followed) if new. A chain
-  // that comes back to an entry already here (another object's chain, or a
-  // damaged pack's loop) stops there: each entry's header is read once.
-  std::size_t add(PackLocation at) {
-    const std::size_t first = intern(at);
-    for (std::size_t n = first; !nodes_[n].parsed;) {
-      nodes_[n].parsed = true;
-      const std::optional<PackLocation> base = reader_.delta_base(nodes_[n].at);
-      if (!base) break;
-      const std::size_t b = intern(*base);
-      nodes_[n].base = b;
-      n = b;
+  // The node of the entry at `at`; add_chains() reads what lies below it.
+  std::size_t add(PackLocation at) { return intern(at); }
+
+  // Each node's chain down to a root (a whole object, or an entry whose base
+  // cannot be followed), in rounds: the headers of the nodes new in a round
+  // are read in pack order, and their bases not yet here make the next
+  // round. A chain that comes back to an entry already here (another
+  // object's chain, or a damaged pack's loop) stops there: each entry's
+  // header is read once.
+  void add_chains() {
+    std::vector<std::size_t> round(nodes_.size());
+    for (std::size_t i = 0; i < round.size(); ++i) round[i] = i;
+    std::vector<std::size_t> next;
+    while (!round.empty()) {
+      std::sort(round.begin(), round.end(), [&](std::size_t a, std::size_t b) { return before(nodes_[a].at, nodes_[b].at); });
+      next.clear();
+      for (const std::size_t n : round) {
+        const PackLocation at = nodes_[n].at;
+        const std::optional<PackLocation> base = reader_.delta_base(at, window_.at(at));
+        if (!base) continue;
+        const std::size_t known = nodes_.size();
+        const std::size_t b = intern(*base);
+        nodes_[n].base = b;
+        if (b == known) next.push_back(b);
+      }
+      round.swap(next);
     }
-    return first;
   }
 
   // Node ids in depth-first order: each root (in pack order) followed by
@@ -80,15 +131,6 @@ class DeltaForest {
   struct Node {
     PackLocation at;
     std::size_t base = kNone;
-    bool parsed = false;
-  };
-  struct Hash {
-    std::size_t operator()(PackLocation at) const noexcept {
-      return std::hash<std::uint64_t>()(at.offset) ^ (std::size_t{at.pack} << 1);
-    }
-  };
-  struct Same {
-    bool operator()(PackLocation a, PackLocation b) const noexcept { return a.pack == b.pack && a.offset == b.offset; }
   };
 
   std::size_t intern(PackLocation at) {
@@ -98,8 +140,9 @@ class DeltaForest {
   }
 
   PackReader reader_;
+  HeaderWindow window_;
   std::vector<Node> nodes_;
-  std::unordered_map<PackLocation, std::size_t, Hash, Same> ids_;
+  std::unordered_map<PackLocation, std::size_t, PackLocationHash, SamePackLocation> ids_;
 };
 
 }  // namespace
@@ -119,6 +162,7 @@ std::vector<std::optional<PackLocation>> order_by_pack(const PackSet& packs, std
       unpacked.push_back(i);
     }
   }
+  forest.add_chains();
   const std::vector<std::size_t> order = forest.depth_first();
   std::vector<std::size_t> rank(order.size());
   for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = k;

@@ -22,9 +22,6 @@ constexpr std::size_t kCacheSlots = 1024;
 constexpr std::size_t kCacheBytes = std::size_t{32} << 20;
 // An entry's first read: most deltas and small objects whole.
 constexpr std::uint64_t kFirstRead = 64 * 1024;
-// The longest entry header: a type and size (ten bytes for 64 bits), then an
-// OFS_DELTA's distance (ten) or a REF_DELTA's id (20).
-constexpr std::uint64_t kLongestHeader = 10 + 20;
 
 bool is_whole(unsigned type) { return type >= GIT_OBJECT_COMMIT && type <= GIT_OBJECT_TAG; }
 
@@ -44,21 +41,26 @@ PackReader::PackReader(const PackSet& packs) : packs_(packs), cache_(kCacheSlots
 // byte, the size in its low 4 bits and then 7 bits a byte while the high bit
 // is set; an OFS_DELTA's base as a distance back (7 bits a byte, most
 // significant first, each continuation adding one), a REF_DELTA's as an id.
-// The entry is read from its start up to `first` bytes: with kFirstRead,
-// most entries (deltas, small objects) whole in one pread.
-PackReader::Status PackReader::parse(PackLocation at, Entry& e, Result& r, std::uint64_t first) {
+// The entry is read from its start up to kFirstRead bytes: most entries
+// (deltas, small objects) whole in one pread.
+PackReader::Status PackReader::parse(PackLocation at, Entry& e, Result& r) {
   const PackFile& pf = packs_.pack(at.pack);
   const std::uint64_t end = pf.entry_end(at.offset);
   if (end == 0) return damaged(r, pf, at.offset, "outside the pack's object data (is the pack cut short?)");
+  e.at = at;
   e.len = end - at.offset;
-  if (!pf.read(at.offset, static_cast<std::size_t>(std::min(e.len, first)), raw_, r.why)) {
+  if (!pf.read(at.offset, static_cast<std::size_t>(std::min(e.len, kFirstRead)), raw_, r.why)) {
     r.status = Status::damaged;
     return r.status;
   }
-  const std::string_view d = raw_.view();
+  return parse_header(raw_.view(), e, r);
+}
+
+PackReader::Status PackReader::parse_header(std::string_view d, Entry& e, Result& r) const {
+  const PackFile& pf = packs_.pack(e.at.pack);
+  const PackLocation at = e.at;
   std::size_t pos = 0;
   auto c = static_cast<unsigned char>(d[pos++]);
-  e.at = at;
   e.type = (c >> 4) & 7U;
   e.size = c & 15U;
   for (unsigned shift = 4; (c & 0x80U) != 0; shift += 7) {
@@ -114,10 +116,16 @@ bool PackReader::inflate(const Entry& e, Bytes& out, Result& r) {
   return false;
 }
 
-std::optional<PackLocation> PackReader::delta_base(PackLocation at) {
+std::optional<PackLocation> PackReader::delta_base(PackLocation at, std::string_view bytes) const {
+  const std::uint64_t end = packs_.pack(at.pack).entry_end(at.offset);
+  if (end == 0 || bytes.empty()) return std::nullopt;
   Entry e;
+  e.at = at;
+  e.len = end - at.offset;
   Result r;
-  if (parse(at, e, r, kLongestHeader) != Status::ok || is_whole(e.type)) return std::nullopt;
+  if (parse_header(bytes.substr(0, std::min<std::uint64_t>(bytes.size(), e.len)), e, r) != Status::ok ||
+      is_whole(e.type))
+    return std::nullopt;
   return e.base;
 }
 
@@ -143,7 +151,7 @@ PackReader::Result PackReader::read(PackLocation at, std::uint64_t max_size) {
       return r;
     }
     Entry e;
-    if (parse(loc, e, r, kFirstRead) != Status::ok) return r;
+    if (parse(loc, e, r) != Status::ok) return r;
     if (is_whole(e.type)) {
       if (e.size > max_size) {
         r.status = chain_.empty() ? Status::too_large : Status::fallback;

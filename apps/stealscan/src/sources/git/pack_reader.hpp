@@ -43,11 +43,16 @@ class PackReader {
 
   Result read(PackLocation at, std::uint64_t max_size);
 
-  // The place of the base of the delta at `at`, reading only its header:
-  // nullopt for a whole object, and for an entry that cannot be read or
-  // parsed or whose base is in no pack of the set (read() says why, or
-  // leaves it to libgit2). For ordering reads (pack_order.hpp).
-  std::optional<PackLocation> delta_base(PackLocation at);
+  // The place of the base of the delta at `at`, from `bytes`, the pack's
+  // bytes from `at` on (at least the entry's header, or all of the entry):
+  // nullopt for a whole object, and for an entry that cannot be parsed or
+  // whose base is in no pack of the set (read() says why, or leaves it to
+  // libgit2). For ordering reads (pack_order.hpp).
+  [[nodiscard]] std::optional<PackLocation> delta_base(PackLocation at, std::string_view bytes) const;
+
+  // The longest entry header: a type and size (ten bytes for 64 bits), then
+  // an OFS_DELTA's distance (ten) or a REF_DELTA's id (20).
+  static constexpr std::size_t kLongestHeader = 10 + 20;
 
  private:
   // A parsed entry header.
@@ -59,9 +64,12 @@ class PackReader {
     std::uint64_t len = 0;   // the whole entry's bytes in the pack
     PackLocation base{};     // a delta's base
   };
-  // Reads the start of the entry at `at` (up to `first` bytes) into raw_ and
-  // parses its header. Status ok, or damaged / fallback with the reason in `r`.
-  PackReader::Status parse(PackLocation at, Entry& e, Result& r, std::uint64_t first);
+  // Reads the start of the entry at `at` into raw_ and parses its header.
+  // Status ok, or damaged / fallback with the reason in `r`.
+  PackReader::Status parse(PackLocation at, Entry& e, Result& r);
+  // parse()'s header parsing, from `d`: the entry's bytes from its start
+  // (e.at and e.len set).
+  PackReader::Status parse_header(std::string_view d, Entry& e, Result& r) const;
   // The entry's data inflated into `out` (the whole entry read into raw_
   // first if its first read did not take it all). False, with `r` damaged
   // and saying why, if it cannot be read or does not inflate to its size.
