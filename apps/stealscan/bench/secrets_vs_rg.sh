@@ -64,6 +64,14 @@ print(f"{len(regexes)} rule regexes", file=sys.stderr)
 PY
 mkdir -p "$tmp/empty" "$tmp/cache"
 export STEALSCAN_CACHE_DIR="$tmp/cache"
+# ripgrep must take every regex (status 2: one it refuses), or its row would
+# time an error message.
+rg_status=0
+rg -q -f "$tmp/rules-bytes.txt" "$tmp/empty" 2>"$tmp/rg-err" || rg_status=$?
+if ((rg_status == 2)); then
+  echo "secrets_vs_rg.sh: ripgrep refuses a rule's regex: $(tail -1 "$tmp/rg-err")" >&2
+  exit 2
+fi
 
 # time_ms <cmd...>: "wall_ms cpu_ms" of one run (output discarded); wall from
 # bash's microsecond clock, CPU from GNU time (10 ms steps).
