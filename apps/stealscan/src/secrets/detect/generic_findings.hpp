@@ -3,7 +3,9 @@
 // generic rule (its id holds "generic", any case, or it is tagged "generic")
 // is dropped when a finding of a rule that is not, on the same line, has a
 // secret that contains its secret. `ghp_...` assigned to `token =` is then
-// one github-pat finding, not that and a generic-secret one.
+// one github-pat finding, not that and a generic-secret one. A generic rule
+// of low confidence (a password of any strength) yields in turn to every
+// other generic rule: its finding is a fallback.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +25,13 @@ inline bool is_generic_rule(const Rule& r) {
   return contains_caseless(r.id, "generic") || std::find(r.tags.begin(), r.tags.end(), "generic") != r.tags.end();
 }
 
+// Precedence: 0 a specific rule, 1 a generic one, 2 a low-confidence generic
+// one. A finding yields to one of a lower rank whose secret holds its own.
+inline int precedence_rank(const Rule& r) {
+  if (!is_generic_rule(r)) return 0;
+  return r.level() == Confidence::low ? 2 : 1;
+}
+
 // Over out[from, end): the findings of one file (one commit). Linear in the
 // findings but for the pairs on one line: a line with both kinds compares each
 // generic finding with each specific one there (as gitleaks), at most
@@ -35,31 +44,34 @@ inline void drop_generic_repeats(std::vector<Finding>& out, std::size_t from) {
   struct Ref {
     std::uint64_t line, column;
     std::size_t at;
-    bool generic;
+    int rank;
   };
   std::vector<Ref> refs;
-  bool any_generic = false, any_specific = false;
+  int min_rank = 2, max_rank = 0;
   for (std::size_t i = from; i < out.size(); ++i) {
-    const bool generic = is_generic_rule(*out[i].rule);
-    (generic ? any_generic : any_specific) = true;
-    refs.push_back(Ref{out[i].start_line, out[i].start_column, i, generic});
+    const int rank = precedence_rank(*out[i].rule);
+    min_rank = std::min(min_rank, rank);
+    max_rank = std::max(max_rank, rank);
+    refs.push_back(Ref{out[i].start_line, out[i].start_column, i, rank});
   }
-  if (!any_generic || !any_specific) return;
+  if (min_rank == max_rank) return;
   std::sort(refs.begin(), refs.end(),
             [](const Ref& a, const Ref& b) { return a.line != b.line ? a.line < b.line : a.column < b.column; });
   std::vector<bool> dropped(out.size() - from, false);
   for (std::size_t b = 0; b < refs.size();) {
     std::size_t e = b;
     std::size_t generics = 0;
-    while (e < refs.size() && refs[e].line == refs[b].line) generics += refs[e++].generic ? 1 : 0;
-    const std::size_t specifics = (e - b) - generics;
-    const bool all_pairs = generics * specifics <= kMaxPairs;
-    for (std::size_t g = b; g < e && specifics > 0; ++g) {
-      if (!refs[g].generic) continue;
+    while (e < refs.size() && refs[e].line == refs[b].line) generics += refs[e++].rank > 0 ? 1 : 0;
+    // Pairs of ranks 1 and 2 on one line are counted with the specific ones:
+    // a line's pair budget bounds them all.
+    const std::size_t others = e - b;
+    const bool all_pairs = generics * others <= kMaxPairs;
+    for (std::size_t g = b; g < e && generics > 0; ++g) {
+      if (refs[g].rank == 0) continue;
       const Finding& f = out[refs[g].at];
       const auto contains = [&](std::size_t s) {
         const Finding& p = out[refs[s].at];
-        return !refs[s].generic && p.secret.find(f.secret) != std::string::npos;
+        return refs[s].rank < refs[g].rank && p.secret.find(f.secret) != std::string::npos;
       };
       bool drop = false;
       if (all_pairs) {
