@@ -2138,6 +2138,12 @@ std::vector<Sample> samples() {
       {"google-oauth-client-secret-legacy",
        "'clientSecret' : 'Ufvuj-d6alhwGKvvLh_8Nq0K'",
        "'clientSecret' : 'Ufvuj-d6alhwGKvvLh_8Nq0'"},
+      {"slack-rotating-token",
+       "xoxe-1-" + cyc(kAlnum, 143),
+       "xoxe-1-" + cyc(kAlnum, 100)},
+      {"npm-legacy-token",
+       "NPM_TOKEN=\"007e64c7-635d-4d54-8295-f364cd8e0e0f\"",
+       "NPM_TOKEN=\"007e64c7-635d-4d54-8295-f364cd8e0e0\""},
       {"generic-secret", "client_secret = \"" + cyc(kAlnum, 26) + "\"",
        "client_secret = \"" + std::string(26, 'a') + "\""},
   };
