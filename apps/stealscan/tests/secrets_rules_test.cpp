@@ -2144,6 +2144,9 @@ std::vector<Sample> samples() {
       {"npm-legacy-token",
        "NPM_TOKEN=\"007e64c7-635d-4d54-8295-f364cd8e0e0f\"",
        "NPM_TOKEN=\"007e64c7-635d-4d54-8295-f364cd8e0e0\""},
+      {"django-secret-key",
+       "os.environ.get(\"DJANGO_SECRET_KEY\", \"wwf*2#86t64!fgh6yav$aoeuo@u2o@fy&*gg76q!&%6x_wbduad\")",
+       "os.environ.get(\"DJANGO_SECRET_KEY\", \"wwf*2#86t64!fgh6yav$aoeuo@u2\")"},
       {"generic-secret", "client_secret = \"" + cyc(kAlnum, 26) + "\"",
        "client_secret = \"" + std::string(26, 'a') + "\""},
   };
