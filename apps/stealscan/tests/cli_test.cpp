@@ -23,7 +23,8 @@ TEST(Cli, the_first_operand_is_the_pattern_and_the_rest_are_paths) {
   EXPECT_EQ(c.config.paths, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(c.config.workers, 7u);
   EXPECT_EQ(c.config.output, OutputMode::lines);
-  EXPECT_EQ(c.syntax, PatternSyntax::literal);
+  EXPECT_EQ(c.syntax, PatternSyntax::regex);  // as grep and rg
+  EXPECT_EQ(parse({"-F", "a.b"}).syntax, PatternSyntax::literal);
   EXPECT_TRUE(c.config.walk.gitignore);
   EXPECT_FALSE(c.config.walk.hidden);
 }

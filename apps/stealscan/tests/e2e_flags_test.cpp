@@ -106,6 +106,34 @@ TEST(Flags, every_flag_and_common_combinations_print_what_grep_prints) {
   }
 }
 
+// A pattern given with neither -E nor -F is a regex, as in grep -E and rg;
+// one without metacharacters runs on the literal engines and prints the same.
+TEST(Flags, a_bare_pattern_is_a_regex_as_grep_E_reads_it) {
+  std::mt19937 rng(33);
+  TempTree t;
+  t.write("f.txt", random_file(rng, 400));
+  const std::vector<std::vector<std::string>> pattern_sets{{"fo+"}, {"foo|bar"}, {"a-b"}, {"a\\-b", "oo"}, {"oo"},
+                                                           {"Foo", "bar_foo"}};
+  for (const auto& patterns : pattern_sets) {
+    for (const std::vector<std::string>& flags : {std::vector<std::string>{}, {"-o"}, {"-c"}, {"-o", "-i"}}) {
+      std::vector<std::string> grep_argv{"grep", "-E"}, argv{kBin, "-j", "2"};
+      grep_argv.insert(grep_argv.end(), flags.begin(), flags.end());
+      argv.insert(argv.end(), flags.begin(), flags.end());
+      for (const auto& p : patterns) {
+        grep_argv.insert(grep_argv.end(), {"-e", p});
+        argv.insert(argv.end(), {"-e", p});
+      }
+      grep_argv.push_back(t.path("f.txt"));
+      argv.push_back(t.path("f.txt"));
+      const ProcessResult want = run_process(grep_argv, {"LC_ALL=C"});
+      ASSERT_EQ(want.status, 0) << patterns[0];
+      const ProcessResult got = run_process(argv);
+      EXPECT_EQ(got.status, 0) << patterns[0] << ": " << got.err;
+      EXPECT_EQ(got.out, want.out) << patterns[0] << " " << (flags.empty() ? "" : flags[0]);
+    }
+  }
+}
+
 // Splits output at "--" lines into groups, sorted (files come in any order).
 std::vector<std::string> groups(const std::string& out) {
   std::vector<std::string> g{""};

@@ -329,6 +329,20 @@ TEST(Engines, columns_are_the_same_on_every_engine) {
       {{"aa"}, PatternSyntax::literal, w, {{9, 2, 0}, {12, 2, 0}}},
       {{"", "b"}, PatternSyntax::literal, plain, {{0, 0, 0}, {4, 0, 0}, {9, 0, 0}, {15, 0, 0}, {16, 0, 0}, {16, 1, 1}}},
       {{"aa"}, PatternSyntax::regex, plain, {{0, 2, 0}, {9, 2, 0}, {12, 2, 0}}},
+      // Regexes that are each one string run on the literal engines (make_matcher)
+      // and still report a regex set's columns: each pattern's own
+      // non-overlapping matches ("aa" at 0, not at 1).
+      {{"aa", "a"},
+       PatternSyntax::regex,
+       plain,
+       {{0, 2, 0}, {0, 1, 1}, {1, 1, 1}, {2, 1, 1}, {5, 1, 1}, {7, 1, 1}, {9, 2, 0}, {9, 1, 1}, {10, 1, 1}, {12, 2, 0},
+        {12, 1, 1}, {13, 1, 1}}},
+      {{"a\\-a"}, PatternSyntax::regex, plain, {{10, 3, 0}}},
+      {{"aa", "a"},
+       PatternSyntax::regex,
+       i,
+       {{0, 2, 0}, {0, 1, 1}, {1, 1, 1}, {2, 1, 1}, {5, 2, 0}, {5, 1, 1}, {6, 1, 1}, {7, 1, 1}, {9, 2, 0}, {9, 1, 1},
+        {10, 1, 1}, {12, 2, 0}, {12, 1, 1}, {13, 1, 1}}},
   };
   for (const Case& c : cases) {
     std::vector<test::Column> got[3];
@@ -526,6 +540,40 @@ TEST(RegexSyntax, self_contained_turns_text_anchors_into_line_anchors_outside_cl
   EXPECT_EQ(self_contained("(?-m:a)"), "(?:a)");
   for (const char* same : {"(?i)a", "(?m)a", "(?:a)", "(?P<n>a)", "\\\\A", "[[:alpha:]\\]]\\b"})
     EXPECT_EQ(self_contained(same), same) << same;
+}
+
+TEST(RegexSyntax, literal_of_regex_reads_a_regex_that_is_one_string_and_nothing_else) {
+  EXPECT_EQ(literal_of_regex("foo"), "foo");
+  EXPECT_EQ(literal_of_regex("a\\.b\\-c\\/d"), "a.b-c/d");
+  EXPECT_EQ(literal_of_regex("caf\xc3\xa9 = 1"), "caf\xc3\xa9 = 1");
+  for (const char* regex : {"a.b", "fo+", "foo|bar", "^x", "x$", "[ab]", "a{2}", "(a)", "a?", "\\d", "\\x41", "\\Qa\\E",
+                            "\\", "a\\ b", "\\n"})
+    EXPECT_EQ(literal_of_regex(regex), std::nullopt) << regex;
+  // Random regexes over letters, metacharacters and escapes: each one read as
+  // a literal is a regex that matches that string and no other (RE2's range of
+  // possible matches is that one string).
+  std::mt19937 rng(17);
+  const std::string alphabet = "ab-/ =.|+*?()[]{}^$";
+  int literals = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::string regex;
+    const std::size_t n = 1 + rng() % 8;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (rng() % 3 == 0) regex += '\\';
+      regex += alphabet[rng() % alphabet.size()];
+    }
+    const auto lit = literal_of_regex(regex);
+    if (!lit) continue;
+    ++literals;
+    const RE2 re(regex, RegexMatcher::options({}));
+    ASSERT_TRUE(re.ok()) << regex << ": " << re.error();
+    EXPECT_TRUE(RE2::FullMatch(*lit, re)) << regex;
+    std::string min, max;
+    ASSERT_TRUE(re.PossibleMatchRange(&min, &max, 64)) << regex;
+    EXPECT_EQ(min, *lit) << regex;
+    EXPECT_EQ(max, *lit) << regex;
+  }
+  EXPECT_GT(literals, 100);
 }
 
 TEST(RegexSyntax, escape_literal_matches_exactly_the_bytes_of_the_literal) {

@@ -24,8 +24,10 @@ several patterns.
 Patterns:
   -e, --pattern PATTERN     a pattern; repeat for several (every operand is then a PATH)
   -f, --file FILE           read patterns from FILE, one per line
-  -F, --fixed-strings       patterns are literal strings (the default)
-  -E, --regex               patterns are regular expressions (RE2 syntax, on bytes)
+  -F, --fixed-strings       patterns are literal strings
+  -E, --regex               patterns are regular expressions (the default; RE2
+                            syntax, on bytes; a pattern without metacharacters
+                            runs as a literal string)
   -i, --ignore-case         match ASCII letters of either case
   -w, --word-regexp         a match must be a whole word: no word byte ([0-9A-Za-z_])
                             just before or after it

@@ -20,7 +20,7 @@ struct Command {
   enum class Action { scan, help, version, type_list };
   Action action = Action::scan;
   std::vector<std::string> patterns;
-  PatternSyntax syntax = PatternSyntax::literal;
+  PatternSyntax syntax = PatternSyntax::regex;  // as grep and rg; -F: literal
   MatchFlags flags;  // -i, -w, -x
   Engine engine = Engine::automatic;
   ScanConfig config;                // paths: empty when none given (main.cpp picks)

@@ -2,6 +2,7 @@
 // chooses the engine (README.md, "Matching engines").
 #include "match/matcher.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,54 @@ class NothingMatcher final : public Matcher {
   }
   std::unique_ptr<Matcher> clone() const override { return std::make_unique<NothingMatcher>(); }
 };
+
+// A regex set whose every pattern is one string, run on a literal matcher: its
+// lines and next matches are the literals', but all_in_line() reports what a
+// regex set does (each pattern's own non-overlapping matches: "aa" once in
+// "aaa"), and pattern() the regex as it was written.
+class LiteralRegexes final : public Matcher {
+ public:
+  LiteralRegexes(std::unique_ptr<Matcher> literals, std::vector<std::string> regexes)
+      : literals_(std::move(literals)), regexes_(std::move(regexes)) {}
+
+  std::optional<Match> find(const char* text, const char* from, const char* end) const override {
+    return literals_->find(text, from, end);
+  }
+  void matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
+                      bool first_only) const override {
+    literals_->matching_lines(text, end, out, first_only);
+  }
+  void all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const override {
+    // The literals report every occurrence, in order of start, then pattern.
+    // Grouped by pattern (stably: by start within one), each keeps the ones
+    // that start at or after the end of its last one kept; then back in order.
+    literals_->all_in_line(line, line_end, out);
+    const auto by_start = [](const Match& a, const Match& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.pattern < b.pattern;
+    };
+    std::stable_sort(out.begin(), out.end(), [](const Match& a, const Match& b) { return a.pattern < b.pattern; });
+    std::size_t kept = 0;
+    const char* next = line;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (k == 0 || out[k].pattern != out[k - 1].pattern) next = line;
+      if (out[k].begin < next) continue;
+      next = out[k].begin + out[k].length;
+      out[kept++] = out[k];
+    }
+    out.resize(kept);
+    std::sort(out.begin(), out.end(), by_start);
+  }
+  std::optional<std::size_t> max_match_length() const override { return literals_->max_match_length(); }
+  const std::string& pattern(std::uint32_t index) const override { return regexes_.at(index); }
+  std::unique_ptr<Matcher> clone() const override {
+    return std::make_unique<LiteralRegexes>(literals_->clone(), regexes_);
+  }
+
+ private:
+  std::unique_ptr<Matcher> literals_;
+  std::vector<std::string> regexes_;
+};
+
 }  // namespace
 
 void Matcher::matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
@@ -76,6 +125,21 @@ std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, 
   if (patterns.empty()) return std::make_unique<NothingMatcher>();
   for (const auto& p : patterns)
     if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
+  // A set of regexes that are each one non-empty string runs as that set of
+  // literals, on the literal engines' fast paths (rg's choice too), with a
+  // regex's columns. (An empty regex matches at every byte, an empty literal
+  // once a line: such a set stays a regex.)
+  if (syntax == PatternSyntax::regex && engine != Engine::re2) {
+    std::vector<std::string> literals;
+    literals.reserve(patterns.size());
+    for (const auto& p : patterns) {
+      auto l = literal_of_regex(p);
+      if (!l || l->empty()) break;
+      literals.push_back(std::move(*l));
+    }
+    if (literals.size() == patterns.size())
+      return std::make_unique<LiteralRegexes>(make_matcher(literals, PatternSyntax::literal, flags, engine), patterns);
+  }
   if (engine == Engine::re2) {
     std::vector<std::string> regexes;
     for (const auto& p : patterns) {

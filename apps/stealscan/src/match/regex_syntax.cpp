@@ -53,6 +53,30 @@ std::string escape_literal(std::string_view literal) {
   return out;
 }
 
+std::optional<std::string> literal_of_regex(std::string_view regex) {
+  std::string out;
+  out.reserve(regex.size());
+  for (std::size_t i = 0; i < regex.size(); ++i) {
+    const char c = regex[i];
+    switch (c) {
+      case '.': case '^': case '$': case '|': case '?': case '*': case '+':
+      case '(': case ')': case '[': case ']': case '{': case '}':
+        return std::nullopt;
+      case '\\': {
+        if (i + 1 == regex.size()) return std::nullopt;  // a trailing backslash: RE2 refuses it
+        const auto n = static_cast<unsigned char>(regex[i + 1]);
+        if (n >= 0x80 || n <= ' ' || is_word_byte(n)) return std::nullopt;  // \d, \x41, \Q...: a class or a construct
+        out += static_cast<char>(n);
+        ++i;
+        break;
+      }
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // (?on-off) or (?on-off: at r[i] == '(' (up to and including its ')' or ':'),

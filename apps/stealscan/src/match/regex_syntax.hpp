@@ -3,6 +3,7 @@
 // and RE2 see one regex per pattern):
 //
 // - escape_literal(): a -F pattern as a regex that matches exactly its bytes;
+// - literal_of_regex(): the reverse, for a regex that is one literal string;
 // - self_contained(): a regex whose text means what the pattern means alone,
 //   on one line, wherever it is put (every pattern is compiled inside a group,
 //   beside the others in one alternation, over blocks of lines);
@@ -56,6 +57,13 @@ inline void append_hex_byte(std::string& out, unsigned v) {
 
 // Every byte that is not [0-9A-Za-z_] or >= 0x80 is written as \xHH.
 std::string escape_literal(std::string_view literal);
+
+// The bytes a regex matches when it matches only one string: no
+// metacharacter (. ^ $ | ? * + ( ) [ ] { }) and no backslash but before ASCII
+// punctuation (\. is '.'). nullopt for any other regex. How a bare pattern
+// (regex by default, as grep and rg) still takes the literal engines' fast
+// paths: `foo`, `a.b\.c` is not one, `a\.b` is "a.b". One pass, linear.
+std::optional<std::string> literal_of_regex(std::string_view regex);
 
 // `regex` rewritten, in one pass, so that its text means what the pattern
 // means alone and on one line, wherever it is put:
