@@ -28,10 +28,12 @@
 # `stealscan secrets --config` (a node tree, where libyaml would be events).
 # libjemalloc-dev: stealscan's allocator outside sanitizer builds (the history
 # scan's tree buffers and paths: 9% of its time and a third of its memory).
+# ripgrep: the peer of the search benchmark, and the reference its --json
+# messages are tested against.
 STEALPOOL_DEB_PACKAGES=(g++ clang libclang-rt-14-dev cmake ninja-build libgtest-dev libbenchmark-dev
               libtbb-dev relacy-dev pkg-config libre2-dev
               libvectorscan-dev libtomlplusplus-dev nlohmann-json3-dev libarchive-dev libgit2-dev libdeflate-dev
-              libyaml-cpp-dev libjemalloc-dev libopenmpi-dev openmpi-bin)
+              libyaml-cpp-dev libjemalloc-dev libopenmpi-dev openmpi-bin ripgrep)
 
 stealpool_install_deps() {
   [[ "${STEALPOOL_SKIP_DEPS:-0}" == 1 ]] && return 0

@@ -15,6 +15,7 @@
 
 #include "cli/cli.hpp"
 #include "output/diagnostics.hpp"
+#include "output/output.hpp"
 #include "match/matcher.hpp"
 #include "scan.hpp"
 #include "scan/file_feed.hpp"
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
     diag.message(e.what());
     return kError;
   }
+  if (cmd.config.output == OutputMode::json) std::cout << json_summary(report.totals, report.seconds) << std::flush;
   if (cmd.stats) {
     const std::string s = format_stats(report, cmd.config.workers);
     std::cerr << s << std::flush;

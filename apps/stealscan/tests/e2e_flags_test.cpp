@@ -115,7 +115,8 @@ TEST(Flags, a_bare_pattern_is_a_regex_as_grep_E_reads_it) {
   const std::vector<std::vector<std::string>> pattern_sets{{"fo+"}, {"foo|bar"}, {"a-b"}, {"a\\-b", "oo"}, {"oo"},
                                                            {"Foo", "bar_foo"}};
   for (const auto& patterns : pattern_sets) {
-    for (const std::vector<std::string>& flags : {std::vector<std::string>{}, {"-o"}, {"-c"}, {"-o", "-i"}}) {
+    for (const std::vector<std::string>& flags :
+         {std::vector<std::string>{}, {"-o"}, {"-c"}, {"-o", "-i"}, {"-o", "-w"}, {"-x", "-c"}}) {
       std::vector<std::string> grep_argv{"grep", "-E"}, argv{kBin, "-j", "2"};
       grep_argv.insert(grep_argv.end(), flags.begin(), flags.end());
       argv.insert(argv.end(), flags.begin(), flags.end());
@@ -199,14 +200,19 @@ TEST(Flags, max_count_zero_prints_nothing_and_exits_1) {
   EXPECT_EQ(r.out, "");
 }
 
-TEST(Flags, json_cannot_be_combined_with_invert_context_or_only_matching) {
+TEST(Flags, json_matches_cannot_be_combined_with_invert_context_or_only_matching_nor_json_with_o) {
   TempTree t;
   t.write("a.txt", "foo\n");
   for (const char* f : {"-v", "-o", "-A1", "-C3"}) {
-    const ProcessResult r = run_process({kBin, "--json", f, "foo", t.path("a.txt")});
+    const ProcessResult r = run_process({kBin, "--json-matches", f, "foo", t.path("a.txt")});
     EXPECT_EQ(r.status, 2) << f;
-    EXPECT_NE(r.err.find("--json"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--json-matches"), std::string::npos) << r.err;
   }
+  const ProcessResult r = run_process({kBin, "--json", "-o", "foo", t.path("a.txt")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--json"), std::string::npos) << r.err;
+  for (const char* f : {"-v", "-A1", "-C3"})  // ripgrep's context messages; -v: lines without matches
+    EXPECT_LE(run_process({kBin, "--json", f, "foo", t.path("a.txt")}).status, 1) << f;
 }
 
 }  // namespace

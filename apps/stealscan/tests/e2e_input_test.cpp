@@ -154,8 +154,10 @@ TEST(Json, file_names_that_are_not_utf8_are_written_as_base64_bytes) {
   t.write("a\xff" "b", "foo\n");
   t.write("a\xfe" "b", "foo\n");
   t.write("\xc3\xa9.txt", "foo\n");  // valid UTF-8: a plain string
-  const auto r = run_process({kBin, "--json", "-j", "1", "foo", t.root()});
+  const auto r = run_process({kBin, "--json-matches", "-j", "1", "foo", t.root()});
   EXPECT_EQ(r.status, 0) << r.err;
+  const auto rg = run_process({kBin, "--json", "-j", "1", "foo", t.root()});  // ripgrep's messages
+  EXPECT_EQ(rg.status, 0) << rg.err;
   // Standard base64 (RFC 4648, with padding) of the whole path; the next test
   // checks this encoder's output on known bytes.
   auto b64 = [](const std::string& s) {
@@ -180,8 +182,12 @@ TEST(Json, file_names_that_are_not_utf8_are_written_as_base64_bytes) {
   for (const char* name : {"a\xff" "b", "a\xfe" "b"}) {
     const std::string want = "{\"file\":{\"bytes\":\"" + b64(t.path(name)) + "\"},\"line\":1,\"column\":1,\"pattern\":\"foo\"}\n";
     EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+    EXPECT_NE(rg.out.find("{\"type\":\"begin\",\"data\":{\"path\":{\"bytes\":\"" + b64(t.path(name)) + "\"}}}\n"),
+              std::string::npos)
+        << rg.out;
   }
   EXPECT_NE(r.out.find("{\"file\":\"" + t.path("\xc3\xa9.txt") + "\""), std::string::npos) << r.out;
+  EXPECT_NE(rg.out.find("{\"path\":{\"text\":\"" + t.path("\xc3\xa9.txt") + "\"}"), std::string::npos) << rg.out;
 }
 
 TEST(Json, base64_of_known_bytes_matches_rfc4648) {

@@ -44,7 +44,10 @@ Output (default: PATH:TEXT for each matching line):
                             groups that do not touch separated by "--")
   -c, --count               PATH:N, the number of selected lines, for files with N >= 1
   -l, --files-with-matches  the path of each file with a matching line
-      --json                one JSON object per match: file, line, column, pattern
+      --json                ripgrep's JSON Lines messages: begin, match (the line,
+                            its number and offset, each submatch), context, end
+                            for each file, then summary
+      --json-matches        one JSON object per match: file, line, column, pattern
   -H, --with-filename       print PATH: also when searching a single file
       --no-filename         never print PATH:
 Which files:
@@ -235,6 +238,9 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
     } else if (name == "--json") {
       flag(on);
       c.config.output = OutputMode::json;
+    } else if (name == "--json-matches") {
+      flag(on);
+      c.config.output = OutputMode::json_matches;
     } else if (name == "-H" || name == "--with-filename") {
       flag(on);
       c.with_filename = true;
@@ -309,9 +315,11 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
     operands.erase(operands.begin());
   }
   c.config.paths = operands;  // none: main.cpp picks standard input or "."
-  if (c.config.output == OutputMode::json && (c.config.invert || c.config.only_matching ||
-                                               c.config.before > 0 || c.config.after > 0))
-    throw UsageError("--json reports matches: it cannot be combined with -v, -o, -A, -B or -C");
+  if (c.config.output == OutputMode::json && c.config.only_matching)
+    throw UsageError("--json reports each line's matches: it cannot be combined with -o");
+  if (c.config.output == OutputMode::json_matches && (c.config.invert || c.config.only_matching ||
+                                                       c.config.before > 0 || c.config.after > 0))
+    throw UsageError("--json-matches reports matches: it cannot be combined with -v, -o, -A, -B or -C");
   return c;
 }
 

@@ -50,6 +50,9 @@ class LiteralRegexes final : public Matcher {
                       bool first_only) const override {
     literals_->matching_lines(text, end, out, first_only);
   }
+  std::optional<Match> next_match(const char* line, const char* from, const char* end) const override {
+    return literals_->next_match(line, from, end);
+  }
   void all_in_line(const char* line, const char* line_end, std::vector<Match>& out) const override {
     // The literals report every occurrence, in order of start, then pattern.
     // Grouped by pattern (stably: by start within one), each keeps the ones

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -24,6 +25,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/dist_scan.hpp"
 #include "output/diagnostics.hpp"
+#include "output/output.hpp"
 #include "walk/file_types.hpp"
 #include "walk/walker.hpp"
 
@@ -97,7 +99,13 @@ int run(MPI_Comm comm, int argc, char** argv) {
   }
   if (!mpi::every_rank_ok(comm, error, diag)) return kError;
 
+  const auto start = std::chrono::steady_clock::now();
   const Totals totals = mpi::run_dist_scan(cmd.config, *matcher, diag, comm);
+  if (rank == 0 && cmd.config.output == OutputMode::json) {
+    // After every rank's messages, which rank 0 wrote at the end of the scan.
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    std::cout << json_summary(totals, took.count()) << std::flush;
+  }
   if (totals.errors > 0) return kError;
   return totals.matched_files > 0 ? kMatched : kNoMatch;
 }

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -196,8 +197,115 @@ void HitFormat::list(WorkerOutput& out, std::string_view path) const {
   out.buffer().append(path).push_back('\n');
 }
 
-void HitFormat::hit(WorkerOutput& out, std::string_view path, int fd, const HitView& h) const {
+namespace {
+
+// ripgrep's (serde_json's) escaping: the short forms \n \t \r \b \f, \u00XX
+// for the other control bytes; `s` is valid UTF-8.
+void append_rg_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\t': out.append("\\t"); break;
+      case '\r': out.append("\\r"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      default:
+        if (c < 0x20) {
+          out.append("\\u00");
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// ripgrep's arbitrary data: {"text":...} when valid UTF-8, else {"bytes":BASE64}.
+void append_rg_data(std::string& out, std::string_view s) {
+  if (valid_utf8(s)) {
+    out.append("{\"text\":");
+    append_rg_string(out, s);
+    out.push_back('}');
+    return;
+  }
+  out.append("{\"bytes\":\"");
+  append_base64(out, s);
+  out.append("\"}");
+}
+
+// {"secs":S,"nanos":N,"human":"0.000017s"} (or in the summary's key order).
+void append_duration(std::string& out, std::uint64_t ns, bool sorted_keys) {
+  char human[48];
+  std::snprintf(human, sizeof human, "%.6fs", static_cast<double>(ns) / 1e9);
+  const auto secs = ns / 1000000000u, nanos = ns % 1000000000u;
+  if (sorted_keys) {
+    out.append("{\"human\":\"").append(human).append("\",\"nanos\":");
+    append_number(out, nanos);
+    out.append(",\"secs\":");
+    append_number(out, secs);
+  } else {
+    out.append("{\"secs\":");
+    append_number(out, secs);
+    out.append(",\"nanos\":");
+    append_number(out, nanos);
+    out.append(",\"human\":\"").append(human).append("\"");
+  }
+  out.push_back('}');
+}
+
+}  // namespace
+
+void HitFormat::hit(WorkerOutput& out, std::string_view path, int fd, const HitView& h, JsonFile* file) const {
   if (mode_ == OutputMode::json) {
+    std::string& b = out.buffer();
+    const std::size_t before = b.size();
+    if (!file->begun) {
+      file->begun = true;
+      b.append("{\"type\":\"begin\",\"data\":{\"path\":");
+      append_rg_data(b, path);
+      b.append("}}\n");
+    }
+    b.append(h.context ? "{\"type\":\"context\",\"data\":{\"path\":" : "{\"type\":\"match\",\"data\":{\"path\":");
+    append_rg_data(b, path);
+    b.append(",\"lines\":");
+    const std::string_view line(h.text, h.length);
+    if (h.newline) {
+      std::string with_nl(line);  // the line as ripgrep gives it, with its '\n'
+      with_nl.push_back('\n');
+      append_rg_data(b, with_nl);
+    } else {
+      append_rg_data(b, line);
+    }
+    b.append(",\"line_number\":");
+    append_number(b, h.line_number);
+    b.append(",\"absolute_offset\":");
+    append_number(b, h.offset);
+    b.append(",\"submatches\":[");
+    for (std::size_t k = 0; k < h.matches.size(); ++k) {
+      const MatchColumn& m = h.matches[k];
+      if (k > 0) b.push_back(',');
+      b.append("{\"match\":");
+      append_rg_data(b, line.substr(m.column, m.length));
+      b.append(",\"start\":");
+      append_number(b, m.column);
+      b.append(",\"end\":");
+      append_number(b, m.column + m.length);
+      b.push_back('}');
+    }
+    b.append("]}}\n");
+    file->matches += h.matches.size();
+    file->printed += b.size() - before;
+    out.end_of_record();
+    return;
+  }
+  if (mode_ == OutputMode::json_matches) {
     for (const MatchColumn& m : h.matches) {
       std::string& b = out.buffer();
       b.append("{\"file\":");
@@ -235,6 +343,54 @@ void HitFormat::hit(WorkerOutput& out, std::string_view path, int fd, const HitV
   }
   out.buffer().push_back('\n');
   out.end_of_record();
+}
+
+void HitFormat::json_end(WorkerOutput& out, std::string_view path, JsonFile& file, std::uint64_t bytes_searched,
+                         std::uint64_t matched_lines, Tally& tally) const {
+  if (!file.begun) return;
+  const auto ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - file.start).count());
+  std::string& b = out.buffer();
+  b.append("{\"type\":\"end\",\"data\":{\"path\":");
+  append_rg_data(b, path);
+  b.append(",\"binary_offset\":null,\"stats\":{\"elapsed\":");
+  append_duration(b, ns, false);
+  b.append(",\"searches\":1,\"searches_with_match\":1,\"bytes_searched\":");
+  append_number(b, bytes_searched);
+  b.append(",\"bytes_printed\":");
+  append_number(b, file.printed);
+  b.append(",\"matched_lines\":");
+  append_number(b, matched_lines);
+  b.append(",\"matches\":");
+  append_number(b, file.matches);
+  b.append("}}}\n");
+  Tally::add(tally.matches, file.matches);
+  Tally::add(tally.bytes_printed, file.printed);  // as ripgrep: the file's messages before its "end"
+  Tally::add(tally.search_ns, ns);
+  Tally::add(tally.matched_bytes, bytes_searched);
+  out.end_of_record();
+}
+
+std::string json_summary(const Totals& t, double seconds) {
+  std::string b = "{\"data\":{\"elapsed_total\":";
+  append_duration(b, static_cast<std::uint64_t>(seconds * 1e9), true);
+  b.append(",\"stats\":{\"bytes_printed\":");
+  append_number(b, t.bytes_printed);
+  // As ripgrep's: the figures of the searches that printed messages.
+  b.append(",\"bytes_searched\":");
+  append_number(b, t.matched_bytes);
+  b.append(",\"elapsed\":");
+  append_duration(b, t.search_ns, true);
+  b.append(",\"matched_lines\":");
+  append_number(b, t.matching_lines);
+  b.append(",\"matches\":");
+  append_number(b, t.matches);
+  b.append(",\"searches\":");
+  append_number(b, t.matched_files);
+  b.append(",\"searches_with_match\":");
+  append_number(b, t.matched_files);
+  b.append("}},\"type\":\"summary\"}\n");
+  return b;
 }
 
 void HitFormat::prefix(std::string& b, std::string_view path, std::uint64_t line, char sep) const {

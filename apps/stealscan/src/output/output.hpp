@@ -15,8 +15,15 @@
 //   lines   PATH:TEXT, with -n PATH:LINE:TEXT (LINE from 1); with -o one record
 //           per match, its text for TEXT; context lines (-A/-B/-C) PATH-TEXT or
 //           PATH-LINE-TEXT, and "--" between groups of lines that are not adjacent
-//   json    {"file":PATH,"line":LINE,"column":COL,"pattern":PATTERN}  (COL: byte, from 1;
-//           a PATH or PATTERN that is not UTF-8 is {"bytes":"BASE64"})
+//   json    ripgrep's --json messages, one JSON object a line: for each file with
+//           a selected line, "begin", then a "match" for each selected line (its
+//           text, number, byte offset and submatches) and a "context" for each
+//           context line, then "end" with the file's figures; after the last
+//           file, "summary" (json_summary()). A text that is not UTF-8 is
+//           {"bytes":"BASE64"}, else {"text":...}
+//   json_matches  (--json-matches) {"file":PATH,"line":LINE,"column":COL,"pattern":PATTERN}
+//           a match a line (COL: byte, from 1; a PATH or PATTERN that is not
+//           UTF-8 is {"bytes":"BASE64"})
 // PATH: is left out when with_filename is false (a single file was given).
 //
 // With context lines, a file's records are one group: WorkerOutput writes them
@@ -24,6 +31,7 @@
 // (as grep and ripgrep separate files).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <span>
@@ -31,11 +39,12 @@
 #include <string_view>
 
 #include "scan/line_scanner.hpp"
+#include "scan/tally.hpp"
 #include "match/matcher.hpp"
 
 namespace stealscan {
 
-enum class OutputMode : std::uint8_t { count, list, lines, json };
+enum class OutputMode : std::uint8_t { count, list, lines, json, json_matches };
 
 // A write that fails (a full disk, a closed pipe with SIGPIPE ignored) prints the
 // reason and exits with status 2, as grep does. Built with a `capture` string,
@@ -111,6 +120,18 @@ struct HitView {
   std::span<const MatchColumn> matches;
   bool context = false;       // a context line (-A/-B/-C)
   bool gap = false;           // lines were skipped before it ("--" first)
+  bool newline = false;       // the line ends in '\n'
+};
+
+// One file's --json messages so far: whether its "begin" is out, and the
+// figures its "end" reports. Kept by whoever prints the file's lines (one
+// worker for a file scanned whole; its FileJob, under the job's lock, for a
+// split one).
+struct JsonFile {
+  bool begun = false;
+  std::uint64_t matches = 0;  // submatches reported
+  std::uint64_t printed = 0;  // bytes of its messages
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 };
 
 struct FormatOptions {
@@ -129,7 +150,12 @@ class HitFormat {
   void count(WorkerOutput& out, std::string_view path, std::uint64_t n) const;
   void list(WorkerOutput& out, std::string_view path) const;
   // Mode lines or json; `fd` is read for a line whose text is not in memory.
-  void hit(WorkerOutput& out, std::string_view path, int fd, const HitView& hit) const;
+  // Mode json needs `file` (the lines are then in memory: whole_lines).
+  void hit(WorkerOutput& out, std::string_view path, int fd, const HitView& hit, JsonFile* file = nullptr) const;
+  // Mode json: the file's "end" message, if its "begin" is out; its figures
+  // (matches, bytes printed, search time) are added to `tally`.
+  void json_end(WorkerOutput& out, std::string_view path, JsonFile& file, std::uint64_t bytes_searched,
+                std::uint64_t matched_lines, Tally& tally) const;
 
  private:
   // PATH:LINE: (or with '-' for a context line), as the options say.
@@ -139,6 +165,9 @@ class HitFormat {
   FormatOptions o_;
   const Matcher* patterns_;
 };
+
+// Mode json's last message: the scan's figures, and its wall time.
+std::string json_summary(const Totals& totals, double seconds);
 
 // `s` as a JSON string when it is valid UTF-8, else losslessly as an object
 // {"bytes":"BASE64"} (as ripgrep writes a file name that is not UTF-8): two

@@ -10,6 +10,7 @@ FileJob::FileJob(std::string path, int fd, std::uint64_t size, std::uint64_t chu
     : path_(std::move(path)),
       fd_(fd),
       source_(fd, size),
+      size_(size),
       chunk_size_(chunk_size),
       chunks_(static_cast<std::uint32_t>((size + chunk_size - 1) / chunk_size)),
       window_(window < 1 ? 1 : window),
@@ -44,7 +45,7 @@ FileJob::Completion FileJob::complete(std::uint32_t k, const ScanResult& result,
     while (next_commit_ < chunks_ && pending_[next_commit_] != nullptr) {
       const Fragment& f = *pending_[next_commit_];
       if (!failed()) {
-        for (std::size_t i = 0; i < f.hits.size(); ++i) format.hit(out, path_, fd_, f.view(i, first_line_));
+        for (std::size_t i = 0; i < f.hits.size(); ++i) format.hit(out, path_, fd_, f.view(i, first_line_), &json_);
         printed = printed || !f.hits.empty();
       }
       first_line_ += pending_lines_[next_commit_];

@@ -74,12 +74,16 @@ class FileJob {
 
   // After the last completion (which ordered every chunk's writes before it).
   [[nodiscard]] std::uint64_t matching_lines() const noexcept { return matching_lines_; }
+  // --json's state of the file (its messages are printed under the job's lock).
+  [[nodiscard]] JsonFile& json() noexcept { return json_; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
   [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
 
  private:
   const std::string path_;
   const int fd_;
   FdSource source_;
+  const std::uint64_t size_;
   const std::uint64_t chunk_size_;
   const std::uint32_t chunks_;
   const std::uint32_t window_;
@@ -94,6 +98,7 @@ class FileJob {
   std::uint32_t next_commit_ = 0;   // ordered: chunks before it are printed
   std::uint64_t first_line_ = 1;    // ordered: the number of next_commit_'s first line
   std::uint64_t matching_lines_ = 0;
+  JsonFile json_;
   std::vector<std::unique_ptr<Fragment>> pending_;  // ordered: done, not yet printed (indexed by chunk)
   std::vector<std::uint64_t> pending_lines_;        // their owned-line counts
 };

@@ -22,6 +22,8 @@ struct Fragment {
     std::size_t text_at;
     std::size_t columns_at;
     std::size_t columns;
+    bool context;
+    bool newline;
   };
   std::vector<Hit> hits;
   std::string text;  // the hits' line texts, back to back
@@ -30,8 +32,14 @@ struct Fragment {
   // The i-th hit as the printer wants it, numbered from first_line.
   [[nodiscard]] HitView view(std::size_t i, std::uint64_t first_line) const {
     const Hit& h = hits[i];
-    return HitView{first_line + h.line, h.offset, h.length, h.has_text ? text.data() + h.text_at : nullptr,
-                   std::span<const MatchColumn>(columns.data() + h.columns_at, h.columns)};
+    return HitView{first_line + h.line,
+                   h.offset,
+                   h.length,
+                   h.has_text ? text.data() + h.text_at : nullptr,
+                   std::span<const MatchColumn>(columns.data() + h.columns_at, h.columns),
+                   h.context,
+                   false,
+                   h.newline};
   }
 };
 
@@ -39,8 +47,8 @@ class FragmentSink final : public LineSink {
  public:
   explicit FragmentSink(Fragment& f) : f_(f) {}
   void on_line(const LineHit& h) override {
-    Fragment::Hit hit{h.line, h.offset, h.length, h.text != nullptr, f_.text.size(), f_.columns.size(),
-                      h.matches.size()};
+    Fragment::Hit hit{h.line,           h.offset,          h.length,  h.text != nullptr, f_.text.size(),
+                      f_.columns.size(), h.matches.size(), h.context, h.newline};
     if (h.text != nullptr) f_.text.append(h.text, h.length);
     f_.columns.insert(f_.columns.end(), h.matches.begin(), h.matches.end());
     f_.hits.push_back(hit);

@@ -37,7 +37,7 @@ class RangeScan {
     // Literals: a long line is searched in overlapping windows. Not when every line
     // is looked at or matches are printed, nor when a printed line could not be
     // read back (a stream): then lines are held whole.
-    long_lines_ = max.has_value() && !o.line_by_line() && !o.only_matching &&
+    long_lines_ = max.has_value() && !o.line_by_line() && !o.only_matching && !o.whole_lines &&
                   (o.rereadable || o.mode != ScanMode::lines);
     scratch_.before.clear();
     scratch_.before_next = 0;
@@ -223,11 +223,14 @@ class RangeScan {
   void report(const char* ls, const char* le, bool context) {
     if (sink_ == nullptr) return;
     const std::uint64_t offset = w_.offset() + static_cast<std::uint64_t>(ls - w_.data());
-    LineHit hit{lines_before_, offset, static_cast<std::uint64_t>(le - ls), ls, {}, context, gap(lines_before_)};
+    const bool newline = le < w_.data() + w_.size() && *le == '\n';
+    LineHit hit{lines_before_, offset, static_cast<std::uint64_t>(le - ls), ls, {}, context, gap(lines_before_),
+                newline};
     if (!context && (o_.mode == ScanMode::matches || o_.only_matching)) {
       scratch_.columns.clear();
-      if (o_.only_matching) {
-        // Non-overlapping matches, leftmost first, as grep -o prints them.
+      if (o_.only_matching || o_.whole_lines) {
+        // Non-overlapping matches, leftmost first, as grep -o prints them and
+        // ripgrep's --json lists them (the set as one alternation).
         for (const char* from = ls; from <= le;) {
           const auto m = m_.next_match(ls, from, le);
           if (!m) break;
@@ -276,7 +279,7 @@ class RangeScan {
     for (std::size_t k = 0; k < ring.size(); ++k) {
       const LineScratch::Kept& x = ring[(scratch_.before_next + k) % ring.size()];
       if (sink_ != nullptr)
-        sink_->on_line(LineHit{x.number, x.offset, x.text.size(), x.text.data(), {}, true, gap(x.number)});
+        sink_->on_line(LineHit{x.number, x.offset, x.text.size(), x.text.data(), {}, true, gap(x.number), true});
     }
     ring.clear();
     scratch_.before_next = 0;

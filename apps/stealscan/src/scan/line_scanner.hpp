@@ -46,6 +46,10 @@ struct ScanOptions {
   // The source can be read again at an offset (a file), so a line too long for the
   // window is printed by reading it back. A stream cannot: its lines are held whole.
   bool rereadable = true;
+  // Mode `matches` with each line's text (--json's messages hold the line):
+  // lines are held whole, as for -o, and a line's matches are -o's
+  // (leftmost-first, non-overlapping, the set as one alternation).
+  bool whole_lines = false;
 
   // Whether a file must be scanned from its start to its end by one scan (no
   // chunks): -m counts lines in order, and context lines cross chunk borders.
@@ -71,6 +75,7 @@ struct LineHit {
                                          // only_matching: the line's non-overlapping matches
   bool context = false;  // a context line (-A/-B/-C), not a selected one
   bool gap = false;      // lines were skipped since the last line reported in this scan
+  bool newline = false;  // the line ends in '\n' (the last line of a file may not)
 };
 
 class LineSink {

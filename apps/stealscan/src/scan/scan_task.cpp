@@ -26,10 +26,13 @@ class DirectSink final : public LineSink {
   DirectSink(const HitFormat& format, WorkerOutput& out, std::string_view path, int fd)
       : format_(format), out_(out), path_(path), fd_(fd) {}
   void on_line(const LineHit& h) override {
-    format_.hit(out_, path_, fd_, HitView{h.line + 1, h.offset, h.length, h.text, h.matches, h.context, h.gap});
+    format_.hit(out_, path_, fd_, HitView{h.line + 1, h.offset, h.length, h.text, h.matches, h.context, h.gap, h.newline},
+                &json_);
   }
+  JsonFile& json() noexcept { return json_; }
 
  private:
+  JsonFile json_;
   const HitFormat& format_;
   WorkerOutput& out_;
   std::string_view path_;
@@ -45,14 +48,17 @@ void report(const ScanShared& sh, WorkerScratch& s, std::string_view path, std::
   Tally::add(s.tally->errors, 1);
 }
 
-// The file's record in the counting modes, and the match tallies.
-void finish_file(const ScanShared& sh, WorkerScratch& s, std::string_view path, std::uint64_t matching_lines) {
+// The file's record in the counting modes (its "end" message in mode json),
+// and the match tallies.
+void finish_file(const ScanShared& sh, WorkerScratch& s, std::string_view path, std::uint64_t matching_lines,
+                 JsonFile& json, std::uint64_t bytes_searched) {
   if (matching_lines > 0) {
     Tally::add(s.tally->matched_files, 1);
     Tally::add(s.tally->matching_lines, matching_lines);
     if (sh.format.mode() == OutputMode::count) sh.format.count(*s.out, path, matching_lines);
     if (sh.format.mode() == OutputMode::list) sh.format.list(*s.out, path);
   }
+  if (sh.format.mode() == OutputMode::json) sh.format.json_end(*s.out, path, json, bytes_searched, matching_lines, *s.tally);
   s.out->end_of_file();
 }
 
@@ -83,7 +89,7 @@ void run_chunk(const ScanShared& sh, FileJob* job, std::uint32_t k, ScanCtx& ctx
     return;
   }
   if (!job->failed()) {
-    finish_file(sh, s, job->path(), job->matching_lines());
+    finish_file(sh, s, job->path(), job->matching_lines(), job->json(), job->size());
   } else {
     s.out->end_of_file();
   }
@@ -110,10 +116,11 @@ bool read_first_block(const ScanShared& sh, WorkerScratch& s, ByteSource& source
 void scan_whole(const ScanShared& sh, WorkerScratch& s, ByteSource& source, const ScanOptions& options,
                 std::string_view shown, int fd) {
   DirectSink sink(sh.format, *s.out, shown, fd);
+  const std::uint64_t first_block = s.window.size();
   const ScanResult r = scan_lines(*s.matcher, options, s.window, source, ScanRange{}, true,
                                   prints_lines(sh) ? &sink : nullptr, s.line);
   Tally::add(s.tally->bytes, r.bytes_read);
-  finish_file(sh, s, shown, r.matching_lines);
+  finish_file(sh, s, shown, r.matching_lines, sink.json(), first_block + r.bytes_read);
 }
 
 // Scans a FIFO, terminal, socket or standard input: read once, from start to

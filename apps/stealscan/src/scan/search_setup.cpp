@@ -12,6 +12,7 @@ ScanMode scan_mode(OutputMode m) {
     case OutputMode::list: return ScanMode::list;
     case OutputMode::lines: return ScanMode::lines;
     case OutputMode::json: return ScanMode::matches;
+    case OutputMode::json_matches: return ScanMode::matches;
   }
   return ScanMode::lines;
 }
@@ -24,10 +25,11 @@ ScanSettings settings_of(const ScanConfig& config) {
   settings.scan.invert = config.invert;
   settings.scan.only_matching = mode == ScanMode::lines && config.only_matching;
   settings.scan.max_count = config.max_count;
-  if (mode == ScanMode::lines) {
+  if (mode == ScanMode::lines || config.output == OutputMode::json) {
     settings.scan.before = config.before;
     settings.scan.after = config.after;
   }
+  settings.scan.whole_lines = config.output == OutputMode::json;
   settings.chunk_size = config.chunk_size;
   // Enough chunks of one file in flight for every worker to take one, and one more each.
   settings.chunk_window = static_cast<std::uint32_t>(std::max<std::size_t>(2, 2 * config.workers));

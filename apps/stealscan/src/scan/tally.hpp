@@ -28,6 +28,12 @@ struct Totals {
   std::uint64_t archive_members = 0;
   std::uint64_t archive_bytes = 0;
   std::uint64_t archive_warnings = 0;
+  // --json's figures: matches reported, bytes of messages, and the files'
+  // search times added up (ripgrep's "stats").
+  std::uint64_t matches = 0;
+  std::uint64_t bytes_printed = 0;
+  std::uint64_t search_ns = 0;
+  std::uint64_t matched_bytes = 0;  // bytes searched in the files with a selected line
 };
 
 struct alignas(64) Tally {
@@ -43,6 +49,10 @@ struct alignas(64) Tally {
   std::atomic<std::uint64_t> archive_members{0};
   std::atomic<std::uint64_t> archive_bytes{0};
   std::atomic<std::uint64_t> archive_warnings{0};
+  std::atomic<std::uint64_t> matches{0};
+  std::atomic<std::uint64_t> bytes_printed{0};
+  std::atomic<std::uint64_t> search_ns{0};
+  std::atomic<std::uint64_t> matched_bytes{0};
 
   // Owner only: relaxed, and no RMW needed (see the header comment).
   static void add(std::atomic<std::uint64_t>& field, std::uint64_t n) noexcept {
@@ -73,6 +83,10 @@ inline constexpr TallyCounter kCounters[] = {
     {&Totals::archive_members, &Tally::archive_members},
     {&Totals::archive_bytes, &Tally::archive_bytes},
     {&Totals::archive_warnings, &Tally::archive_warnings},
+    {&Totals::matches, &Tally::matches},
+    {&Totals::bytes_printed, &Tally::bytes_printed},
+    {&Totals::search_ns, &Tally::search_ns},
+    {&Totals::matched_bytes, &Tally::matched_bytes},
 };
 static_assert(sizeof(kCounters) / sizeof(kCounters[0]) * sizeof(std::uint64_t) == sizeof(Totals),
               "every Totals field must be in kCounters");
