@@ -387,10 +387,29 @@ TEST(Engines, a_one_byte_line_at_the_end_of_a_block_is_found_beside_other_patter
   for (const Case& c : cases) {
     const auto vs = make_matcher(c.pats, c.syntax, c.flags, Engine::vectorscan);
     for (std::size_t n = 0; n <= 200; ++n) {
-      const std::string block = std::string(n, 'a') + "\n" + c.last;
+      std::string block = std::string(n, 'a') + "\n" + c.last;
       EXPECT_EQ(engine_lines(*vs, block), (std::vector<std::size_t>{n + 1})) << c.pats[1] << " after " << n << " bytes";
+      // The same block with the bytes after it lent (the line scanner's way,
+      // matching_lines_padded()): found, and the lent bytes given back as they
+      // were. Here they hold word bytes: what follows the block must not
+      // count as its last line's continuation ($, -w, -x).
+      const std::string after(Matcher::kWritableAfter, 'q');
+      std::string buffer = block + after;
+      std::vector<std::size_t> lines;
+      vs->matching_lines_padded(buffer.data(), buffer.data() + block.size(), lines, false);
+      EXPECT_EQ(lines, (std::vector<std::size_t>{n + 1})) << c.pats[1] << " after " << n << " bytes, padded";
+      EXPECT_EQ(buffer, block + after) << c.pats[1] << " after " << n << " bytes: the lent bytes changed";
     }
   }
+  // A last line of several megabytes (past the copy a tail scan makes) whose
+  // match ends in its last bytes, scanned in place.
+  const auto vs = make_matcher({"xy", "x"}, PatternSyntax::literal, {}, Engine::vectorscan);
+  std::string big = std::string(3 << 20, 'a') + "x";
+  big.append(Matcher::kWritableAfter, 'q');
+  std::vector<std::size_t> lines;
+  vs->matching_lines_padded(big.data(), big.data() + (3 << 20) + 1, lines, false);
+  EXPECT_EQ(lines, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(big.substr((3 << 20) + 1), std::string(Matcher::kWritableAfter, 'q'));
 }
 
 // Vectorscan reads a regex as a C string: one with a raw NUL byte ran on it cut

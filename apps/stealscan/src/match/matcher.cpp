@@ -50,6 +50,9 @@ class LiteralRegexes final : public Matcher {
                       bool first_only) const override {
     literals_->matching_lines(text, end, out, first_only);
   }
+  void matching_lines_padded(char* text, char* end, std::vector<std::size_t>& out, bool first_only) const override {
+    literals_->matching_lines_padded(text, end, out, first_only);
+  }
   std::optional<Match> next_match(const char* line, const char* from, const char* end) const override {
     return literals_->next_match(line, from, end);
   }

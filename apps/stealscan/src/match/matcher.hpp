@@ -62,6 +62,16 @@ class Matcher {
   virtual void matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
                               bool first_only) const;
 
+  // As matching_lines(), where the caller lends the kWritableAfter bytes after
+  // `end` (its own memory, whatever they hold): an engine may write there
+  // during the call and puts them back before it returns. Vectorscan then
+  // scans the block's end in place, padded, instead of from a copy (a line of
+  // 100 MB at the end of a block is not copied, nor searched again by RE2).
+  static constexpr std::size_t kWritableAfter = 64;
+  virtual void matching_lines_padded(char* text, char* end, std::vector<std::size_t>& out, bool first_only) const {
+    matching_lines(text, end, out, first_only);
+  }
+
   // The leftmost match starting in [from, end] inside the line [line, end),
   // leftmost-first among the patterns (the first that matches at that start):
   // what -o prints, one after another. The default asks find() with the line as

@@ -280,6 +280,16 @@ void VectorscanMatcher::scan_tail(const char* text, std::size_t size, std::size_
 
 void VectorscanMatcher::matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
                                        bool first_only) const {
+  lines(text, end, nullptr, out, first_only);
+}
+
+void VectorscanMatcher::matching_lines_padded(char* text, char* end, std::vector<std::size_t>& out,
+                                              bool first_only) const {
+  lines(text, end, text, out, first_only);
+}
+
+void VectorscanMatcher::lines(const char* text, const char* end, char* writable, std::vector<std::size_t>& out,
+                              bool first_only) const {
   out.clear();
   const auto size = static_cast<std::size_t>(end - text);
   if (db_->every_line) {
@@ -303,7 +313,25 @@ void VectorscanMatcher::matching_lines(const char* text, const char* end, std::v
   std::size_t scanned = size;
   while (scanned > 0 && text[scanned - 1] == '\n') --scanned;
   Scan s{this, text, scanned, &out, first_only};
-  if (db_->hs != nullptr && scanned > 0) {
+  static_assert(kTail <= Matcher::kWritableAfter);
+  if (db_->hs != nullptr && scanned > 0 && writable != nullptr && scanned + kTail <= UINT_MAX) {
+    // The padding written in place after the scanned bytes (what it covers:
+    // the block's trailing '\n's, then the caller's lent bytes), one scan,
+    // the bytes put back. A match reaching into the padding is dropped
+    // (on_match()), as from a padded copy.
+    char saved[kTail];
+    char* pad = writable + scanned;
+    std::memcpy(saved, pad, kTail);
+    std::memset(pad, '\n', kTail);
+    try {
+      scan(text, scanned + kTail, s);
+    } catch (...) {
+      std::memcpy(pad, saved, kTail);
+      throw;
+    }
+    std::memcpy(pad, saved, kTail);
+    if (first_only && !out.empty()) return;
+  } else if (db_->hs != nullptr && scanned > 0) {
     // A block that is all tail (a small file) is scanned from the padded copy
     // alone: the first scan would find nothing the copy does not.
     const std::size_t from = tail_start(text, scanned);

@@ -6,7 +6,9 @@
 // matching_lines() is one pass of Vectorscan over a block of lines, whatever
 // the number of patterns, and a second one over a copy of its last lines with
 // padding after them (Vectorscan 5.4.9 misses some matches that end in the
-// last 32 bytes of the data: scan_tail() in the .cpp). Vectorscan reports where matches END (no
+// last 32 bytes of the data: scan_tail() in the .cpp). matching_lines_padded(),
+// where the caller lends the bytes after the block, writes that padding in
+// place and makes the one pass only (the bytes are put back). Vectorscan reports where matches END (no
 // starts: asking for them costs speed and rejects patterns); every end is mapped
 // to the line holding it:
 //
@@ -48,6 +50,7 @@ class VectorscanMatcher final : public Matcher {
   VectorscanMatcher& operator=(const VectorscanMatcher&) = delete;
   ~VectorscanMatcher() override;
 
+  void matching_lines_padded(char* text, char* end, std::vector<std::size_t>& out, bool first_only) const override;
   void matching_lines(const char* text, const char* end, std::vector<std::size_t>& out,
                       bool first_only) const override;
   // The exact leftmost match (RE2 or the literal matcher): correct, but the
@@ -79,6 +82,9 @@ class VectorscanMatcher final : public Matcher {
   static int on_match(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void* context);
   void scan(const char* text, std::size_t size, Scan& s) const;       // one hs_scan
   void scan_tail(const char* text, std::size_t size, std::size_t from, Scan& s) const;  // lines from `from`, padded
+  // matching_lines() and matching_lines_padded(): `writable` null, or `text`
+  // itself when the kWritableAfter bytes after `end` are lent.
+  void lines(const char* text, const char* end, char* writable, std::vector<std::size_t>& out, bool first_only) const;
 
   // Frees a scratch when the matcher is destroyed, and when its constructor
   // throws after allocating one (a pattern set RE2 refuses as a whole).

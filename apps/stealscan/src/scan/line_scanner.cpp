@@ -146,10 +146,13 @@ class RangeScan {
   // else [b, e) is the file's last line, without one. The matcher names the matching
   // lines of the whole block in one pass.
   void block(std::size_t b, std::size_t e, bool newline) {
-    const char* d = w_.data();
-    const char* text = d + b;
-    const char* end = d + (newline ? e - 1 : e);
-    m_.matching_lines(text, end, scratch_.lines, o_.mode == ScanMode::list && !o_.invert);
+    char* d = w_.data();
+    char* text = d + b;
+    char* end = d + (newline ? e - 1 : e);
+    // The window's padding (ScanWindow: kPadding bytes past its capacity) lends
+    // the matcher the bytes after `end`.
+    static_assert(ScanWindow::kPadding >= Matcher::kWritableAfter);
+    m_.matching_lines_padded(text, end, scratch_.lines, o_.mode == ScanMode::list && !o_.invert);
     if (o_.line_by_line()) {
       every_line(text, end, newline);
       return;

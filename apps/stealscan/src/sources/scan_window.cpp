@@ -6,7 +6,6 @@
 
 namespace stealscan {
 namespace {
-constexpr std::size_t kPadding = 64;  // zeroed, never read; keeps a stray vector load in bounds
 constexpr std::size_t kMinCapacity = 4096;
 }
 

@@ -26,6 +26,10 @@ class ScanWindow {
  public:
   // Reads past a chunk's end (to finish its last line) start this small.
   static constexpr std::size_t kTailRead = 4096;
+  // Bytes allocated past the capacity: a stray vector load stays in bounds,
+  // and a matcher may write its padding after a block's end there (and
+  // restore it: Matcher::matching_lines_padded()).
+  static constexpr std::size_t kPadding = 64;
 
   // `block`: bytes per read; `overlap`: bytes kept across reads within a long line
   // (the longest pattern - 1).
