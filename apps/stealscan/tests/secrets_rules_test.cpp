@@ -2147,6 +2147,12 @@ std::vector<Sample> samples() {
       {"django-secret-key",
        "os.environ.get(\"DJANGO_SECRET_KEY\", \"wwf*2#86t64!fgh6yav$aoeuo@u2o@fy&*gg76q!&%6x_wbduad\")",
        "os.environ.get(\"DJANGO_SECRET_KEY\", \"wwf*2#86t64!fgh6yav$aoeuo@u2\")"},
+      {"voiceflow-api-key",
+       "VF.DM.0123456789abcdef01234567.Qwertyuiopasdfgh",
+       "VF.DM.0123456789abcdef01234567.Qwertyuiopasdfg"},
+      {"powershell-plaintext-password",
+       "$p = ConvertTo-SecureString \"6AAcfcdFBBeCF8fd\" -AsPlainText -Force",
+       "$p = ConvertTo-SecureString $plain -AsPlainText -Force"},
       {"generic-secret", "client_secret = \"" + cyc(kAlnum, 26) + "\"",
        "client_secret = \"" + std::string(26, 'a') + "\""},
   };
@@ -2243,6 +2249,13 @@ TEST(DefaultRules, a_database_url_is_its_own_rules_and_other_urls_are_password_i
   EXPECT_EQ(rules_found(d, "url = \"redis://:pw9@cache.internal:6379\"\n"), std::set<std::string>{"database-url-password"});
   EXPECT_EQ(rules_found(d, "url = \"https://app:Zq8vN2pLw4@git.internal/app.git\"\n"),
             std::set<std::string>{"password-in-url"});
+  // A password holding '@': the last '@' before the host ends it.
+  const auto f = findings_in(d, "CONNECTION_URI=\"postgis://postgres:s2Tf2k@rLMy@db.internal:5434/geo\"\n", "a.env");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule->id, "database-url-password");
+  EXPECT_EQ(f[0].secret, "s2Tf2k@rLMy");
+  // A path's '@' is not a password's: no '/' in one.
+  EXPECT_TRUE(rules_found(d, "url = \"postgres://db.internal:5432/app?user=a@b\"\n").empty());
 }
 
 // The other shapes some rules take beside their table sample.
