@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,52 @@ TEST(Output, json_messages_are_ripgreps) {
       const auto got_blocks = file_messages(without_times(got.out), &got_summary);
       EXPECT_EQ(got_blocks, want_blocks) << args.back() << " chunk " << chunk;
       EXPECT_EQ(got_summary, want_summary) << args.back() << " chunk " << chunk;
+    }
+  }
+}
+
+// A split file's lines reach stdout together, also while other workers print
+// other files: its chunks' lines are held by its FileJob until the last one.
+// Before, each chunk's lines were written when committed, and other files'
+// lines came between them (in about two runs of five here).
+TEST(Output, a_split_files_lines_and_json_messages_come_together) {
+  TempTree t;
+  std::mt19937 rng(12);
+  for (int f = 0; f < 6; ++f) {
+    std::string s;
+    for (int i = 0; i < 300; ++i) {
+      const std::size_t n = 1 + rng() % 7;
+      for (std::size_t w = 0; w < n; ++w) s += rng() % 2 == 0 ? "foo " : "bar ";
+      s += '\n';
+    }
+    std::string name = "f";
+    name += std::to_string(f);
+    t.write(name, s);
+  }
+  for (int run = 0; run < 8; ++run) {
+    for (const char* mode : {"-n", "--json"}) {
+      const ProcessResult r = run_process({kBin, mode, "-j", "3", "--chunk-size", "97", "foo", t.root()});
+      ASSERT_EQ(r.status, 0) << r.err;
+      // Each file's records in one run: a file seen again after another began is split.
+      std::set<std::string> done;
+      std::string current;
+      for (std::size_t at = 0; at < r.out.size();) {
+        const std::size_t nl = r.out.find('\n', at);
+        const std::string line = r.out.substr(at, nl - at);
+        at = nl + 1;
+        std::string file;
+        if (mode == std::string("-n")) {
+          file = line.substr(0, line.find(':'));
+        } else if (const std::size_t p = line.find("\"path\":{"); p != std::string::npos) {
+          file = line.substr(p, line.find('}', p) - p);
+        } else {
+          continue;  // the summary
+        }
+        if (file == current) continue;
+        EXPECT_EQ(done.count(file), 0u) << mode << ": " << file << "'s records are split (run " << run << ")";
+        if (!current.empty()) done.insert(current);
+        current = file;
+      }
     }
   }
 }

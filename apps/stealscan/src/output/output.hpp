@@ -82,6 +82,7 @@ class WorkerOutput {
       : out_(&out), grouped_(grouped), flush_at_(per_file ? 1 : kFlushAt) {}
 
   std::string& buffer() noexcept { return buf_; }
+  [[nodiscard]] Stdout& sink() noexcept { return *out_; }
   // After each file's records.
   void end_of_file() {
     if (grouped_) {

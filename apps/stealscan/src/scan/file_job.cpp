@@ -39,29 +39,32 @@ FileJob::Completion FileJob::complete(std::uint32_t k, const ScanResult& result,
   if (ordered_) {
     pending_[k] = std::make_unique<Fragment>(std::move(fragment));
     pending_lines_[k] = result.lines;
-    // Commit every fragment that is now in order. A failed job prints nothing
-    // more.
-    bool printed = false;
+    // Commit every fragment that is now in order, into the job's buffer. A
+    // failed job prints nothing more. Past kHardLimit the buffer goes to stdout
+    // from here, under the job's lock: the next commit may be another worker's
+    // and must not overtake it. Lock order: job, then Stdout; never the reverse.
     while (next_commit_ < chunks_ && pending_[next_commit_] != nullptr) {
       const Fragment& f = *pending_[next_commit_];
-      if (!failed()) {
-        for (std::size_t i = 0; i < f.hits.size(); ++i) format.hit(out, path_, fd_, f.view(i, first_line_), &json_);
-        printed = printed || !f.hits.empty();
+      if (!failed() && !f.hits.empty()) {
+        if (held_ == nullptr) held_ = std::make_unique<WorkerOutput>(out.sink());
+        for (std::size_t i = 0; i < f.hits.size(); ++i) format.hit(*held_, path_, fd_, f.view(i, first_line_), &json_);
       }
       first_line_ += pending_lines_[next_commit_];
       pending_[next_commit_].reset();
       ++next_commit_;
     }
-    // Out now, under the job's lock: the next commit may be another worker's,
-    // and its buffer must not reach stdout before this one (the file's lines stay
-    // in order). Lock order: job, then Stdout; never the reverse.
-    if (printed) out.flush();
   }
   const std::uint32_t base = ordered_ ? next_commit_ : completed_;
   c.spawn_begin = next_spawn_;
   while (next_spawn_ < chunks_ && next_spawn_ < base + window_) ++next_spawn_;
   c.spawn_end = next_spawn_;
   c.last = completed_ == chunks_;
+  // Every chunk is committed: the file's lines join this worker's records,
+  // before the file's closing record (finish_file()).
+  if (c.last && held_ != nullptr) {
+    out.buffer().append(held_->buffer());
+    held_.reset();
+  }
   return c;
 }
 

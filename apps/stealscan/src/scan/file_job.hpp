@@ -8,7 +8,10 @@
 // - Line modes (default, --json): chunk k's lines are numbered from 1 + the lines
 //   owned by chunks 0..k-1, which are known only once those have run. So each
 //   chunk leaves a Fragment, and fragments are printed strictly in chunk order
-//   ("committed") by whichever worker completes the chunk that unblocks them.
+//   ("committed") by whichever worker completes the chunk that unblocks them,
+//   into the job's own output buffer, which the last chunk hands to its
+//   worker's: a file's lines reach stdout together, after its last chunk
+//   (or, past WorkerOutput::kHardLimit of them, in order but in parts).
 //
 // At most `window` chunks are spawned ahead of the first uncommitted chunk (line
 // modes) or of the completed ones (counting modes), so a huge file neither floods
@@ -99,6 +102,7 @@ class FileJob {
   std::uint64_t first_line_ = 1;    // ordered: the number of next_commit_'s first line
   std::uint64_t matching_lines_ = 0;
   JsonFile json_;
+  std::unique_ptr<WorkerOutput> held_;  // ordered: the committed lines not yet handed over
   std::vector<std::unique_ptr<Fragment>> pending_;  // ordered: done, not yet printed (indexed by chunk)
   std::vector<std::uint64_t> pending_lines_;        // their owned-line counts
 };
