@@ -34,10 +34,10 @@ inline int precedence_rank(const Rule& r) {
 
 // Over out[from, end): the findings of one file (one commit). Linear in the
 // findings but for the pairs on one line: a line with both kinds compares each
-// generic finding with each specific one there (as gitleaks), at most
-// kMaxPairs pairs a line; past that (a long minified line full of both),
-// only with the specific findings that start at most kReach columns before it
-// or inside its match.
+// generic finding with each finding of a lower rank there (as gitleaks, for a
+// specific one), at most kMaxPairs pairs a line; past that (a long minified
+// line full of both), only with those that start at most kReach columns
+// before it or inside its match.
 inline void drop_generic_repeats(std::vector<Finding>& out, std::size_t from) {
   constexpr std::size_t kMaxPairs = std::size_t{1} << 16;
   constexpr std::uint64_t kReach = 512;
@@ -60,13 +60,12 @@ inline void drop_generic_repeats(std::vector<Finding>& out, std::size_t from) {
   std::vector<bool> dropped(out.size() - from, false);
   for (std::size_t b = 0; b < refs.size();) {
     std::size_t e = b;
-    std::size_t generics = 0;
-    while (e < refs.size() && refs[e].line == refs[b].line) generics += refs[e++].rank > 0 ? 1 : 0;
-    // Pairs of ranks 1 and 2 on one line are counted with the specific ones:
-    // a line's pair budget bounds them all.
-    const std::size_t others = e - b;
-    const bool all_pairs = generics * others <= kMaxPairs;
-    for (std::size_t g = b; g < e && generics > 0; ++g) {
+    std::size_t at_rank[3] = {0, 0, 0};
+    while (e < refs.size() && refs[e].line == refs[b].line) ++at_rank[refs[e++].rank];
+    // The pairs compared one by one: each finding with those of a lower rank.
+    const std::size_t pairs = at_rank[1] * at_rank[0] + at_rank[2] * (at_rank[0] + at_rank[1]);
+    const bool all_pairs = pairs <= kMaxPairs;
+    for (std::size_t g = b; g < e && pairs > 0; ++g) {
       if (refs[g].rank == 0) continue;
       const Finding& f = out[refs[g].at];
       const auto contains = [&](std::size_t s) {
