@@ -118,17 +118,27 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-}  // namespace
-
-void append_json_string(std::string& out, std::string_view s) {
+// The characters of `s` (valid UTF-8) as a JSON string's body: quotes,
+// backslashes and control bytes escaped. `serde`: as ripgrep (serde_json)
+// writes them, \n \t \r \b \f short and DEL as it is; else every control
+// byte and DEL as \u00XX.
+void append_escaped(std::string& out, std::string_view s, bool serde) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     if (c == '"' || c == '\\') {
       out.push_back('\\');
       out.push_back(ch);
-    } else if (c < 0x20 || c == 0x7f) {
+      continue;
+    }
+    if (serde) {
+      const char* brief = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : nullptr;
+      if (brief != nullptr) {
+        out.append(brief);
+        continue;
+      }
+    }
+    if (c < 0x20 || (c == 0x7f && !serde)) {
       out.append("\\u00");
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
@@ -136,6 +146,13 @@ void append_json_string(std::string& out, std::string_view s) {
       out.push_back(ch);  // ASCII, or a byte of valid UTF-8 (the caller checked)
     }
   }
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  append_escaped(out, s, false);
   out.push_back('"');
 }
 
@@ -199,44 +216,23 @@ void HitFormat::list(WorkerOutput& out, std::string_view path) const {
 
 namespace {
 
-// ripgrep's (serde_json's) escaping: the short forms \n \t \r \b \f, \u00XX
-// for the other control bytes; `s` is valid UTF-8.
-void append_rg_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\t': out.append("\\t"); break;
-      case '\r': out.append("\\r"); break;
-      case '\b': out.append("\\b"); break;
-      case '\f': out.append("\\f"); break;
-      default:
-        if (c < 0x20) {
-          out.append("\\u00");
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
-}
-
-// ripgrep's arbitrary data: {"text":...} when valid UTF-8, else {"bytes":BASE64}.
-void append_rg_data(std::string& out, std::string_view s) {
-  if (valid_utf8(s)) {
-    out.append("{\"text\":");
-    append_rg_string(out, s);
-    out.push_back('}');
+// ripgrep's arbitrary data: {"text":...} when valid UTF-8, else
+// {"bytes":BASE64}; with `newline`, the data is `s` and a '\n' after it.
+void append_rg_data(std::string& out, std::string_view s, bool newline = false) {
+  if (valid_utf8(s)) {  // so is s + '\n'
+    out.append("{\"text\":\"");
+    append_escaped(out, s, true);
+    out.append(newline ? "\\n\"}" : "\"}");
     return;
   }
   out.append("{\"bytes\":\"");
-  append_base64(out, s);
+  if (newline) {
+    std::string with_nl(s);  // rare: a line that is not UTF-8
+    with_nl.push_back('\n');
+    append_base64(out, with_nl);
+  } else {
+    append_base64(out, s);
+  }
   out.append("\"}");
 }
 
@@ -276,13 +272,7 @@ void HitFormat::hit(WorkerOutput& out, std::string_view path, int fd, const HitV
     append_rg_data(b, path);
     b.append(",\"lines\":");
     const std::string_view line(h.text, h.length);
-    if (h.newline) {
-      std::string with_nl(line);  // the line as ripgrep gives it, with its '\n'
-      with_nl.push_back('\n');
-      append_rg_data(b, with_nl);
-    } else {
-      append_rg_data(b, line);
-    }
+    append_rg_data(b, line, h.newline);  // the line as ripgrep gives it, with its '\n'
     b.append(",\"line_number\":");
     append_number(b, h.line_number);
     b.append(",\"absolute_offset\":");
