@@ -27,12 +27,12 @@
 
 #include "stealpool/mpi/dist_executor.hpp"
 #include "stealpool/mpi/trace.hpp"
-#include "uts.hpp"
+#include "stealpool/workloads/uts.hpp"
 
 namespace {
 
-using stealbench::fj::UtsNode;
-using stealbench::fj::UtsTree;
+using stealpool::workloads::UtsNode;
+using stealpool::workloads::UtsTree;
 
 struct Options {
   const UtsTree* tree = nullptr;
@@ -67,8 +67,8 @@ Options parse(int argc, char** argv) {
     };
     if (arg == "--tree") {
       const std::string_view name = value();
-      for (const UtsTree* t : {&stealbench::fj::kUtsT1, &stealbench::fj::kUtsT2, &stealbench::fj::kUtsT3,
-                               &stealbench::fj::kUtsT5})
+      for (const UtsTree* t : {&stealpool::workloads::kUtsT1, &stealpool::workloads::kUtsT2, &stealpool::workloads::kUtsT3,
+                               &stealpool::workloads::kUtsT5})
         if (name == t->name) o.tree = t;
       if (o.tree == nullptr) usage_error("unknown --tree '" + std::string(name) + "' (T1, T2, T3 or T5)");
     } else if (arg == "--workers") {
@@ -109,7 +109,7 @@ int report(const UtsTree& tree, const Counts& total, double time_s, int ranks, s
 
 int run_serial(const UtsTree& tree) {
   const auto t0 = std::chrono::steady_clock::now();
-  const stealbench::fj::UtsStats s = stealbench::fj::uts_serial(tree);
+  const stealpool::workloads::UtsStats s = stealpool::workloads::uts_serial(tree);
   const double time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report(tree, Counts{s.nodes, s.leaves, s.depth}, time_s, 0, 0);
 }
@@ -137,13 +137,13 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
       config, [](std::size_t) { return Counts{}; },
       [&tree](UtsNode node, Ctx& ctx) {
         Counts& c = ctx.scratch();
-        const int n = stealbench::fj::uts_num_children(tree, node);
+        const int n = stealpool::workloads::uts_num_children(tree, node);
         ++c.nodes;
         if (n == 0) ++c.leaves;
         c.depth = std::max(c.depth, node.height);
-        for (int i = 0; i < n; ++i) ctx.spawn(stealbench::fj::uts_child(node, i));
+        for (int i = 0; i < n; ++i) ctx.spawn(stealpool::workloads::uts_child(node, i));
       });
-  if (env.rank() == 0) ex.seed(stealbench::fj::uts_root(tree));  // all the work starts on rank 0, as in UTS
+  if (env.rank() == 0) ex.seed(stealpool::workloads::uts_root(tree));  // all the work starts on rank 0, as in UTS
   MPI_Barrier(MPI_COMM_WORLD);
   ex.run();
   Counts mine;

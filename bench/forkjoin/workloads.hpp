@@ -8,7 +8,7 @@
 //               call down to n < 2 (no cutoff): almost pure scheduling overhead.
 //   nqueens(n)  count the placements of n non-attacking queens; the parallel versions
 //               make one task per valid placement of a queen at every row.
-//   uts(tree)   count the nodes of a UTS tree (uts.hpp); one task per child.
+//   uts(tree)   count the nodes of a UTS tree (workloads/, stealpool/workloads/uts.hpp); one task per child.
 #pragma once
 
 #include <array>
@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "uts.hpp"
+#include "stealpool/workloads/uts.hpp"
 
 // Only declared: the OpenMP and oneTBB peers are built without stealpool.
 namespace stealpool {
@@ -24,6 +24,10 @@ struct ExecutorConfig;
 }
 
 namespace stealbench::fj {
+
+// UTS lives in workloads/ (stealpool::workloads), shared with the simulator and
+// stealpool-uts-mpi; the runtimes' idioms here name its types unqualified.
+using namespace ::stealpool::workloads;
 
 // --- fib ------------------------------------------------------------------------------
 inline std::uint64_t fib_serial(int n) {

@@ -22,8 +22,8 @@ namespace stealpool::sim::ranks {
 namespace {
 
 using mpi::detail::RankProtocol;
-using stealbench::fj::UtsNode;
-using stealbench::fj::UtsTree;
+using workloads::UtsNode;
+using workloads::UtsTree;
 
 static_assert(std::is_trivially_copyable_v<UtsNode>, "nodes travel as their bytes");
 
@@ -333,7 +333,7 @@ void RankSim::finish_node(int rank, int worker) {
   if (rank == c_.fail_rank && r.pool.ran_ == c_.fail_after) {
     r.pool.failed_ = true;  // the node "threw": its children are never made
     r.pool.cancelled_ = true;
-  } else if (stealbench::fj::uts_children(c_.tree, node, children_) == 0) {
+  } else if (workloads::uts_children(c_.tree, node, children_) == 0) {
     ++result_.leaves;
   } else {
     for (const UtsNode& child : children_) r.pool.queue_.push_back(child);
@@ -420,7 +420,7 @@ void RankSim::check_end() {
 
 RankSimResult RankSim::run() {
   SimRank& start = *ranks_[static_cast<std::size_t>(c_.start_rank)];
-  start.pool.queue_.push_back(stealbench::fj::uts_root(c_.tree));
+  start.pool.queue_.push_back(workloads::uts_root(c_.tree));
   for (int r = 0; r < c_.ranks; ++r) {
     dispatch(r);
     if (c_.sleeping_progress) wake_at(r, 0, false);
@@ -484,13 +484,13 @@ std::uint64_t RankSimResult::total_crossings() const noexcept {
 double calibrated_node_cost_s(const UtsTree& tree) {
   // Serial walks on the project machine, quiet (docs/distributed.md, 2026-11-26);
   // the large trees (T1L, T3L) are assumed to cost what T1 and T3 cost per node.
-  if (tree.type == stealbench::fj::UtsType::kBinomial) return 0.390 / 4'112'897.0;
+  if (tree.type == workloads::UtsType::kBinomial) return 0.390 / 4'112'897.0;
   return 0.618 / 4'130'071.0;
 }
 
 UtsTree tree_by_name(const std::string& name) {
-  for (const UtsTree* t : {&stealbench::fj::kUtsT1, &stealbench::fj::kUtsT2, &stealbench::fj::kUtsT3,
-                           &stealbench::fj::kUtsT5, &kUtsT1L, &kUtsT3L, &kSmallGeometric, &kSmallBinomial})
+  for (const UtsTree* t : {&workloads::kUtsT1, &workloads::kUtsT2, &workloads::kUtsT3,
+                           &workloads::kUtsT5, &kUtsT1L, &kUtsT3L, &kSmallGeometric, &kSmallBinomial})
     if (name == t->name) return *t;
   std::string m = "unknown tree '";
   m.append(name).append("' (T1, T2, T3, T5, T1L, T3L, small-geo, small-bin)");
@@ -502,7 +502,7 @@ RankSimResult run_rank_sim(const RankSimConfig& config) {
   RankSimConfig c = config;
   if (c.tree.nodes == 0) {
     // No published counts (the small test trees): the serial walk is the reference.
-    const stealbench::fj::UtsStats s = stealbench::fj::uts_serial(c.tree);
+    const workloads::UtsStats s = workloads::uts_serial(c.tree);
     c.tree.nodes = s.nodes;
     c.tree.leaves = s.leaves;
     c.tree.depth = s.depth;

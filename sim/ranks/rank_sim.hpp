@@ -16,12 +16,12 @@
 
 #include "stealpool/mpi/detail/rank_protocol.hpp"
 #include "stealpool/mpi/rank_metrics.hpp"
-#include "uts.hpp"
+#include "stealpool/workloads/uts.hpp"
 
 namespace stealpool::sim::ranks {
 
 struct RankSimConfig {
-  stealbench::fj::UtsTree tree = stealbench::fj::kUtsT1;
+  workloads::UtsTree tree = workloads::kUtsT1;
   int ranks = 1;                  // >= 1
   int workers = 1;                // per rank, >= 1
   double latency_s = 1.5e-6;      // per message, >= 0
@@ -51,25 +51,25 @@ struct RankSimConfig {
 
 // The per-node cost calibrated on the project machine (serial walk time / nodes:
 // T1 0.618 s for 4,130,071 nodes, T3 0.390 s for 4,112,897; docs/distributed.md).
-double calibrated_node_cost_s(const stealbench::fj::UtsTree& tree);
+double calibrated_node_cost_s(const workloads::UtsTree& tree);
 // "T1", "T3", ... (the trees of uts.hpp, and the small test trees below);
 // std::invalid_argument naming an unknown one.
-stealbench::fj::UtsTree tree_by_name(const std::string& name);
+workloads::UtsTree tree_by_name(const std::string& name);
 // The ~100-million-node sample trees of the UTS distribution (its
 // sample_workloads file; not in uts.hpp because no test walks them): every
 // simulator run checks its counts against these.
 //   T1L: -t 1 -a 3 -d 13 -b 4 -r 29              102,181,082 nodes, 81,746,377 leaves, depth 13
 //   T3L: -t 0 -b 2000 -q 0.200014 -m 5 -r 7      111,345,631 nodes, 89,076,904 leaves, depth 17,844
-inline constexpr stealbench::fj::UtsTree kUtsT1L{"T1L", stealbench::fj::UtsType::kGeometric, 4.0, 29, 0, 0.0,
-                                                 stealbench::fj::UtsShape::kFixed, 13, 102'181'082, 81'746'377, 13};
-inline constexpr stealbench::fj::UtsTree kUtsT3L{"T3L", stealbench::fj::UtsType::kBinomial, 2000.0, 7, 5, 0.200014,
-                                                 stealbench::fj::UtsShape::kLinear, 0, 111'345'631, 89'076'904, 17844};
+inline constexpr workloads::UtsTree kUtsT1L{"T1L", workloads::UtsType::kGeometric, 4.0, 29, 0, 0.0,
+                                            workloads::UtsShape::kFixed, 13, 102'181'082, 81'746'377, 13};
+inline constexpr workloads::UtsTree kUtsT3L{"T3L", workloads::UtsType::kBinomial, 2000.0, 7, 5, 0.200014,
+                                            workloads::UtsShape::kLinear, 0, 111'345'631, 89'076'904, 17844};
 // Small trees for tests (counted by a serial walk, not published): the T1 and T3
 // generators cut to a few thousand nodes.
-inline constexpr stealbench::fj::UtsTree kSmallGeometric{
-    "small-geo", stealbench::fj::UtsType::kGeometric, 4.0, 19, 0, 0.0, stealbench::fj::UtsShape::kFixed, 6, 0, 0, 0};
-inline constexpr stealbench::fj::UtsTree kSmallBinomial{
-    "small-bin", stealbench::fj::UtsType::kBinomial, 200.0, 42, 8, 0.12, stealbench::fj::UtsShape::kLinear, 0, 0, 0, 0};
+inline constexpr workloads::UtsTree kSmallGeometric{
+    "small-geo", workloads::UtsType::kGeometric, 4.0, 19, 0, 0.0, workloads::UtsShape::kFixed, 6, 0, 0, 0};
+inline constexpr workloads::UtsTree kSmallBinomial{
+    "small-bin", workloads::UtsType::kBinomial, 200.0, 42, 8, 0.12, workloads::UtsShape::kLinear, 0, 0, 0, 0};
 
 struct RankSimResult {
   double time_s = 0;              // simulated time at which the last rank terminated

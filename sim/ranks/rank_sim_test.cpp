@@ -17,7 +17,7 @@ namespace {
 using mpi::detail::kLifelinePush;
 using mpi::detail::kStealReply;
 
-RankSimConfig small(const stealbench::fj::UtsTree& tree, int ranks, int workers, std::uint64_t seed) {
+RankSimConfig small(const workloads::UtsTree& tree, int ranks, int workers, std::uint64_t seed) {
   RankSimConfig c;
   c.tree = tree;
   c.ranks = ranks;
@@ -36,7 +36,7 @@ std::string violations(const RankSimResult& r) {
 
 TEST(RankSim, EveryNodeRunsExactlyOnceAt1_2_16_64And1024Ranks) {
   for (const auto* tree : {&kSmallGeometric, &kSmallBinomial}) {
-    const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(*tree);
+    const workloads::UtsStats serial = workloads::uts_serial(*tree);
     for (int ranks : {1, 2, 16, 64, 1024}) {
       for (int workers : {1, 2}) {
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
@@ -68,7 +68,7 @@ TEST(RankSim, TerminationWaitsForStealRepliesAndLifelinePushesThatCrossTheToken)
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
       const RankSimResult r = run_rank_sim(small(kSmallBinomial, ranks, 1, seed));
       ASSERT_TRUE(r.violations.empty()) << "seed " << seed << "\n" << violations(r);
-      ASSERT_EQ(r.nodes, r.per_rank.empty() ? 0u : stealbench::fj::uts_serial(kSmallBinomial).nodes);
+      ASSERT_EQ(r.nodes, r.per_rank.empty() ? 0u : workloads::uts_serial(kSmallBinomial).nodes);
       replies += r.crossings[kStealReply];
       pushes += r.crossings[kLifelinePush];
     }
@@ -78,7 +78,7 @@ TEST(RankSim, TerminationWaitsForStealRepliesAndLifelinePushesThatCrossTheToken)
 }
 
 TEST(RankSim, ARankThatStartsWithAllTheWorkFeedsRanksThatStartWithNone) {
-  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kSmallGeometric);
+  const workloads::UtsStats serial = workloads::uts_serial(kSmallGeometric);
   for (int start : {0, 7, 15}) {  // rank 0 (the token's home), a middle rank, the last
     RankSimConfig c = small(kSmallGeometric, 16, 1, 5);
     c.start_rank = start;
@@ -95,7 +95,7 @@ TEST(RankSim, ARankThatStartsWithAllTheWorkFeedsRanksThatStartWithNone) {
 }
 
 TEST(RankSim, ACancelReachesEveryRankAndTheRunStillTerminates) {
-  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kSmallGeometric);
+  const workloads::UtsStats serial = workloads::uts_serial(kSmallGeometric);
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     RankSimConfig c = small(kSmallGeometric, 16, 2, seed);
     c.fail_rank = static_cast<int>(seed % 16);
@@ -112,7 +112,7 @@ TEST(RankSim, ACancelReachesEveryRankAndTheRunStillTerminates) {
 // thread that answers at once: messages wait in the inbox for the next round,
 // and the same invariants must hold, a cancel included.
 TEST(RankSim, WithTheProgressThreadsSleepsCountsStayExactAndACancelStillEndsTheRun) {
-  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kSmallBinomial);
+  const workloads::UtsStats serial = workloads::uts_serial(kSmallBinomial);
   for (int ranks : {1, 2, 16, 64}) {
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
       RankSimConfig c = small(kSmallBinomial, ranks, 2, seed);

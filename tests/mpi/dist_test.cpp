@@ -29,11 +29,12 @@
 #include "stealpool/mpi/dist_executor.hpp"
 #include "stealpool/mpi/trace.hpp"
 #include "stealpool/trace_recorder.hpp"
-#include "uts.hpp"
+#include "stealpool/workloads/uts.hpp"
 
 namespace {
 
 namespace mpi = stealpool::mpi;
+namespace uts = stealpool::workloads;
 
 int world_rank() {
   int r = 0;
@@ -293,9 +294,9 @@ bool a_rank_that_runs_dry_ends_its_progress_nap() {
 // A small UTS tree (T1's shape cut at depth 7, about 65,000 nodes), counted by the
 // distributed executor and compared with the serial walk.
 bool uts_small_tree_counts_match_serial(std::size_t workers) {
-  using stealbench::fj::UtsNode;
-  static constexpr stealbench::fj::UtsTree kTree{"T1-depth7", stealbench::fj::UtsType::kGeometric, 4.0, 19, 0, 0.0,
-                                          stealbench::fj::UtsShape::kFixed, 7, 0, 0, 0};
+  using uts::UtsNode;
+  static constexpr uts::UtsTree kTree{"T1-depth7", uts::UtsType::kGeometric, 4.0, 19, 0, 0.0,
+                                      uts::UtsShape::kFixed, 7, 0, 0, 0};
   struct Counts {
     std::uint64_t nodes = 0, leaves = 0;
   };
@@ -303,12 +304,12 @@ bool uts_small_tree_counts_match_serial(std::size_t workers) {
   config.workers = workers;
   mpi::DistExecutor<UtsNode, Counts> ex(config, [](std::size_t) { return Counts{}; },
                                         [](UtsNode n, mpi::Context<UtsNode, Counts>& ctx) {
-                                          const int k = stealbench::fj::uts_num_children(kTree, n);
+                                          const int k = uts::uts_num_children(kTree, n);
                                           ++ctx.scratch().nodes;
                                           if (k == 0) ++ctx.scratch().leaves;
-                                          for (int i = 0; i < k; ++i) ctx.spawn(stealbench::fj::uts_child(n, i));
+                                          for (int i = 0; i < k; ++i) ctx.spawn(uts::uts_child(n, i));
                                         });
-  if (ex.rank() == 0) ex.seed(stealbench::fj::uts_root(kTree));
+  if (ex.rank() == 0) ex.seed(uts::uts_root(kTree));
   ex.run();
   Counts mine;
   for (std::size_t w = 0; w < workers; ++w) {
@@ -316,7 +317,7 @@ bool uts_small_tree_counts_match_serial(std::size_t workers) {
     mine.leaves += ex.scratch(w)->leaves;
   }
   const Counts total = ex.reduce(mine, [](Counts a, Counts b) { return Counts{a.nodes + b.nodes, a.leaves + b.leaves}; });
-  const stealbench::fj::UtsStats serial = stealbench::fj::uts_serial(kTree);
+  const uts::UtsStats serial = uts::uts_serial(kTree);
   if (serial.nodes < 10'000) return fail("the test tree is too small: " + std::to_string(serial.nodes) + " nodes");
   if (total.nodes != serial.nodes || total.leaves != serial.leaves)
     return fail("nodes=" + std::to_string(total.nodes) + " leaves=" + std::to_string(total.leaves) + ", serial nodes=" +

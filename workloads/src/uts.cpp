@@ -1,5 +1,5 @@
 // UTS tree generation and SHA-1; see uts.hpp for the derivation.
-#include "uts.hpp"
+#include "stealpool/workloads/uts.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace stealbench::fj {
+namespace stealpool::workloads {
 namespace {
 
 // --- SHA-1 ------------------------------------------------------------------------
@@ -236,4 +236,4 @@ UtsStats uts_serial(const UtsTree& tree) {
   return s;
 }
 
-}  // namespace stealbench::fj
+}  // namespace stealpool::workloads

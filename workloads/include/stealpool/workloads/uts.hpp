@@ -23,7 +23,7 @@
 #include <span>
 #include <vector>
 
-namespace stealbench::fj {
+namespace stealpool::workloads {
 
 // --- SHA-1 (FIPS 180-4), written for this benchmark ----------------------------------
 using Sha1Digest = std::array<std::uint8_t, 20>;
@@ -94,4 +94,4 @@ UtsStats uts_serial(const UtsTree& tree);
 // Serial node count (the timed serial reference: a walk without the statistics).
 std::uint64_t uts_count_serial(const UtsTree& tree, const UtsNode& node);
 
-}  // namespace stealbench::fj
+}  // namespace stealpool::workloads
