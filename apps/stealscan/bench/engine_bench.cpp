@@ -1,6 +1,6 @@
 // engine_bench: the matching engines alone, in memory, no file system: the time
-// matching_lines() takes over a corpus, per engine and pattern set. What README.md
-// ("Matching engines") quotes to choose between the pair filter and Vectorscan.
+// matching_lines() takes over a corpus, per engine and pattern set. What docs/matching.md
+// ("Choosing an engine") quotes to choose between the pair filter and Vectorscan.
 //
 // Usage: stealscan_engine_bench [--reps N] FILE...
 //   The files are concatenated (up to 256 MiB) and cut into blocks of complete

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Port gitleaks v8's own test cases to `stealscan secrets` command lines and
-compare the findings (issue 38's yardstick; apps/stealscan/README.md, "From
-gitleaks"). gitleaks' test files are read from a checkout at run time, never
-copied here.
+compare the findings (issue 38's yardstick; apps/stealscan/docs/secrets.md,
+"Compatibility with gitleaks"). gitleaks' test files are read from a checkout
+at run time, never copied here.
 
   python3 apps/stealscan/bench/gitleaks_cases/run_cases.py --mirror GITLEAKS_GIT_DIR
       [--stealscan BIN] [--work DIR] [--out FILE] [--extra-arg ARG ...]

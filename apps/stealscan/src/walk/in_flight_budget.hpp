@@ -2,7 +2,8 @@
 // budget.acquire). The walker takes one unit per file before it spawns the file's
 // task; the worker that finishes the file (its last chunk) gives the unit back. So
 // at most `limit` files are in flight, however large the tree, and the memory
-// for queued tasks and their paths stays flat (README.md, "Bounded memory").
+// for queued tasks and their paths stays flat (apps/stealscan/docs/design.md,
+// "Bounded memory").
 //
 // One acquirer (the walker thread), any number of releasers (workers). The
 // walker does not wake on every release: once blocked, it waits until the count
