@@ -5,7 +5,7 @@
 # worker, and the same alone before and after. If one process alone takes t1
 # and each of N at once takes tN, no N-worker run can beat N * t1 / tN over a
 # 1-worker run timed alone: that is the machine's ceiling for the "16 vs 1"
-# ratio (docs/benchmarks.md, "Third lease").
+# ratio (docs/results-log.md, 2026-11-27, "Third lease"; docs/benchmarks.md, "Fourth lease").
 #
 # Usage: scripts/ceiling.sh OUTDIR [COUNTS]       (COUNTS default 8,16)
 # Environment:

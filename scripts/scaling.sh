@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/scaling.sh: the scaling runs of docs/benchmarks.md ("Scaling to 16
-# workers"), for a machine with many cores. Runs an already built stealbench in
+# scripts/scaling.sh: the scaling runs of docs/benchmarks.md ("16
+# cores"), for a machine with many cores. Runs an already built stealbench in
 # stages, most important first, each under its own time limit, and writes each
 # stage's JSON and one log into OUTDIR. A stage that runs out of time loses its
 # JSON but not the stages before it.

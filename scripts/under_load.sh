@@ -2,7 +2,7 @@
 # scripts/under_load.sh: runs a command while N other processes keep the CPUs
 # busy, as on a shared machine or a CI runner: each is a shell loop that never
 # sleeps. A pool's figures under load show what it does when its workers do not
-# have the cores to themselves (docs/benchmarks.md, "Under load").
+# have the cores to themselves (docs/results-log.md, 2026-11-27 (evening), "Under load").
 #
 # Usage: scripts/under_load.sh N COMMAND [ARGS...]
 #   e.g. scripts/under_load.sh 2 build/release/bench/stealbench --workers 1,2 --only throughput

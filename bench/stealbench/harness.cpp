@@ -135,7 +135,7 @@ void SuiteBuilder::add_serial(std::vector<Row> rows, std::function<void(std::spa
 // ours spin and yield for less). Without it, a row's first milliseconds may
 // share the cores with the threads of the row before it: on 16 cores the rows
 // right after an 8-thread OpenMP or oneTBB row ran up to 1.7x slower than
-// rows of the same loop a few later (docs/benchmarks.md, "16 cores"; that this
+// rows of the same loop a few later (docs/results-log.md, "16 cores: the first lease"; that this
 // gap cures it was not measured there yet).
 constexpr auto kSettle = std::chrono::milliseconds(25);
 

@@ -175,7 +175,7 @@ static_assert(!kInline<BigPod> && !kInline<std::string> && !kInline<std::unique_
 // Layout, not timing: every external spawn is a CAS on the state word, and
 // workers read the config at every step. On one cache line (pair), each spawn's
 // CAS was a coherence miss while a worker polled: 1.3-1.9x slower single spawns
-// on 2 cores (docs/benchmarks.md, "Single external spawns").
+// on 2 cores (docs/results-log.md, 2026-11-27, "Single external spawns").
 TEST(ExecutorSpawn, StateWordHasACacheLinePairOfItsOwn) {
   using Shared = sp::detail::ExecutorShared<int>;
   constexpr auto kLine = sp::detail::kCacheLine;

@@ -198,7 +198,7 @@ class ExecutorShared {
   // On a line of its own: every external spawn is a CAS on it, and workers read
   // `config` (worker_count(), steal_tries()) at every step. Sharing the line
   // made each spawn's CAS a coherence miss while a worker polled
-  // (docs/benchmarks.md, "Single external spawns").
+  // (docs/results-log.md, 2026-11-27, "Single external spawns").
   alignas(kCacheLine) StateWord<> state;
   Injector<Stored> injector;
   std::vector<std::unique_ptr<Deque>> deques;  // deques[i] is owned by worker i

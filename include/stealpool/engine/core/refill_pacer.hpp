@@ -25,7 +25,7 @@
 // more): a producer that is slow, not fast, such as a file walker feeding
 // tasks of some microseconds each, then costs one wait per kMaxStreak small
 // takes instead of one per three takes (stealscan -j2: 3% of its time).
-// Measured in docs/benchmarks.md, "A lone worker's refill wait" and "Every
+// Measured in docs/results-log.md, "A lone worker's refill wait" and "Every
 // worker's refill wait".
 #pragma once
 

@@ -22,7 +22,7 @@
 // settles its share of the task count only when it parks (core/README.md,
 // [LEDGER-bound]), join() would return that long after the last task: about
 // 300 ms instead of 10-30 with two busy processes on 2 cores
-// (docs/benchmarks.md, "Under load"). Parked, the worker leaves the CPU to the
+// (docs/results-log.md, 2026-11-27, "Under load"). Parked, the worker leaves the CPU to the
 // others until a wake-up.
 //
 // Why every spin round yields (rather than seed 000's pause-spinning with a

@@ -133,7 +133,7 @@ std::optional<PoppedOf<Ctx>> pop_task(Ctx& ctx, Trace& trace) {
 // line in a large translation unit (its unit-growth limit): in stealbench's
 // throughput suite pop_task() and ExecutorWorker::run() were calls there, and
 // a lone worker spent 128 instructions a task where a small program with the
-// same Executor spent 60 (docs/benchmarks.md, "The worker's loop, inline").
+// same Executor spent 60 (docs/results-log.md, "The worker's loop, inline").
 // wait_step() keeps calling pop_task(): forced inline there too (all of it,
 // or only its first pop), the join's helping wait grew and fib(32) with a
 // join per call ran 1.6-1.8x slower.
