@@ -9,7 +9,7 @@
 // walker does not wake on every release: once blocked, it waits until the count
 // has fallen to limit / 2, then refills the queue in one go; a worker takes the
 // mutex only when it sees the walker waiting, about once per limit / 2 files.
-// The wake-up protocol is README.md's [SCAN-budget-wake].
+// The wake-up protocol is [SCAN-budget-wake] in apps/stealscan/docs/design.md.
 #pragma once
 
 #include <atomic>

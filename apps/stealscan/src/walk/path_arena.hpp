@@ -4,7 +4,7 @@
 //
 // A block counts its references: one per file task pointing into it, plus one for
 // the arena while it still appends to it. The last release frees it
-// ([SCAN-path-release] in README.md).
+// ([SCAN-path-release] in apps/stealscan/docs/design.md).
 #pragma once
 
 #include <atomic>
