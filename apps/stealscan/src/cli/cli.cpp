@@ -26,11 +26,16 @@ Patterns:
   -f, --file FILE           read patterns from FILE, one per line
   -F, --fixed-strings       patterns are literal strings
   -E, --regex               patterns are regular expressions (the default; RE2
-                            syntax, on bytes; a pattern without metacharacters
-                            runs as a literal string)
-  -i, --ignore-case         match ASCII letters of either case
-  -w, --word-regexp         a match must be a whole word: no word byte ([0-9A-Za-z_])
-                            just before or after it
+                            syntax; a pattern without metacharacters runs as a
+                            literal string)
+  -i, --ignore-case         match letters of either case (Unicode simple case folding)
+  -w, --word-regexp         a match must be a whole word: no word character just
+                            before or after it
+      --no-unicode          bytes, not code points: `.` is a byte, \w \d \s -w and
+                            -i are ASCII (as grep in the C locale, rg's (?-u)).
+                            By default, on UTF-8 text: `.` and [^..] match one code
+                            point (never an invalid byte), \w \d \s are Unicode's
+                            classes, -i folds Unicode letters
   -x, --line-regexp         a match must be the whole line
       --engine ENGINE       auto (default: a few plain literals on our SIMD filter,
                             the rest on Vectorscan), vectorscan, or re2 (all on RE2)
@@ -201,6 +206,8 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       flag(c.flags.word);
     } else if (name == "-x" || name == "--line-regexp") {
       flag(c.flags.line);
+    } else if (name == "--no-unicode") {
+      c.flags.unicode = false;
     } else if (name == "--engine") {
       const std::string v = value();
       if (v == "auto") {

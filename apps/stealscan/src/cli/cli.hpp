@@ -21,7 +21,7 @@ struct Command {
   Action action = Action::scan;
   std::vector<std::string> patterns;
   PatternSyntax syntax = PatternSyntax::regex;  // as grep and rg; -F: literal
-  MatchFlags flags;  // -i, -w, -x
+  MatchFlags flags{.unicode = true};  // -i, -w, -x, --no-unicode
   Engine engine = Engine::automatic;
   ScanConfig config;                // paths: empty when none given (main.cpp picks)
   std::optional<bool> with_filename;  // -H / --no-filename; else decided by main

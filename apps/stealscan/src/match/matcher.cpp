@@ -10,6 +10,7 @@
 #include "match/literal_matcher.hpp"
 #include "match/pair_filter.hpp"
 #include "match/regex_matcher.hpp"
+#include "match/unicode_syntax.hpp"
 #include "match/vectorscan_matcher.hpp"
 
 namespace stealscan {
@@ -127,10 +128,19 @@ std::string quote_pattern(std::string_view pattern) {
 }
 
 std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, PatternSyntax syntax,
-                                      const MatchFlags& flags, Engine engine) {
+                                      const MatchFlags& given, Engine engine) {
   if (patterns.empty()) return std::make_unique<NothingMatcher>();
   for (const auto& p : patterns)
     if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
+  // Unicode mode reads the patterns as UTF-8; a set with one that is not
+  // (bytes from a -f file) is matched as bytes, as its author wrote it.
+  MatchFlags flags = given;
+  for (const auto& p : patterns) flags.unicode = flags.unicode && is_utf8(p);
+  // Where Unicode folding reaches past ASCII (-i with k, s or a non-ASCII
+  // letter), the literal engines' ASCII folding would miss matches.
+  const auto folds_wide = [&](const std::string& literal) {
+    return flags.unicode && flags.ignore_case && folds_beyond_ascii(literal);
+  };
   // A set of regexes that are each one non-empty string runs as that set of
   // literals, on the literal engines' fast paths (rg's choice too), with a
   // regex's columns. (An empty regex matches at every byte, an empty literal
@@ -140,19 +150,23 @@ std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, 
     literals.reserve(patterns.size());
     for (const auto& p : patterns) {
       auto l = literal_of_regex(p);
-      if (!l || l->empty()) break;
+      if (!l || l->empty() || folds_wide(*l)) break;
       literals.push_back(std::move(*l));
     }
     if (literals.size() == patterns.size())
       return std::make_unique<LiteralRegexes>(make_matcher(literals, PatternSyntax::literal, flags, engine), patterns);
   }
   if (engine == Engine::re2) {
-    std::vector<std::string> regexes;
+    std::vector<EngineForms> forms;
+    int group = 0;
     for (const auto& p : patterns) {
       if (syntax == PatternSyntax::regex) check_regex(p, flags);
-      regexes.push_back(engine_regex(p, syntax, flags));
+      forms.push_back(engine_forms(p, syntax, flags));
+      if (forms.back().grouped) group = 1;
     }
-    return std::make_unique<RegexMatcher>(patterns, std::move(regexes), flags, syntax);
+    std::vector<std::string> regexes;
+    for (EngineForms& f : forms) regexes.push_back(group == 1 && !f.grouped ? "(" + f.re2 + ")" : std::move(f.re2));
+    return std::make_unique<RegexMatcher>(patterns, std::move(regexes), flags, syntax, true, group);
   }
   const bool plain = !flags.ignore_case && !flags.word && !flags.line;
   if (syntax == PatternSyntax::literal && plain && engine == Engine::automatic) {

@@ -183,4 +183,37 @@ std::string re2_text(std::string_view r, bool ignore_case) {
   return out;
 }
 
+std::string re2_text_utf8(std::string_view r) {
+  if (r.find("[:") == std::string_view::npos) return std::string(r);
+  std::string out;
+  out.reserve(r.size() + 8);
+  const ClassScanner classes(r);
+  for (std::size_t i = 0; i < r.size();) {
+    if (r[i] == '\\' && i + 1 < r.size()) {
+      if (r[i + 1] == 'Q') {  // quoted: no class inside
+        const std::size_t q = r.find("\\E", i + 2);
+        const std::size_t end = q == std::string_view::npos ? r.size() : q + 2;
+        out.append(r.substr(i, end - i));
+        i = end;
+        continue;
+      }
+      out.append(r.substr(i, 2));
+      i += 2;
+      continue;
+    }
+    if (r[i] == '[') {
+      const std::optional<BracketClass> cls = classes.at(i);
+      if (!cls) {
+        out.append(r.substr(i));
+        break;
+      }
+      append_class_text(out, r, classes, *cls);
+      i = cls->close + 1;
+      continue;
+    }
+    out += r[i++];
+  }
+  return out;
+}
+
 }  // namespace stealscan

@@ -41,4 +41,9 @@ namespace stealscan {
 // case_sensitive option off).
 std::string re2_text(std::string_view regex, bool ignore_case);
 
+// The same for RE2 in UTF-8 mode (the search's Unicode mode): only the third
+// job. Folding is Unicode's there, as ripgrep's, and the alternation bug is
+// Latin-1 mode's.
+std::string re2_text_utf8(std::string_view regex);
+
 }  // namespace stealscan

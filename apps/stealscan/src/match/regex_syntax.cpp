@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "match/regex_class.hpp"
+#include "match/unicode_syntax.hpp"
 
 namespace stealscan {
 namespace {
@@ -155,6 +156,52 @@ std::string self_contained(std::string_view r) {
 
 std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags) {
   return with_match_flags(syntax == PatternSyntax::regex ? self_contained(pattern) : escape_literal(pattern), flags);
+}
+
+EngineForms engine_forms(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags) {
+  EngineForms f;
+  if (!flags.unicode) {
+    f.re2 = engine_regex(pattern, syntax, flags);
+    f.bytes = f.re2;
+    f.grouped = match_group(flags) == 1;
+    return f;
+  }
+  std::string regex;
+  if (syntax == PatternSyntax::literal) {  // its bytes, a UTF-8 sequence kept whole (a code point)
+    for (const char ch : pattern) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (is_word_byte(c) || c >= 0x80) regex += ch;
+      else append_hex_byte(regex, c);
+    }
+  }
+  UnicodeForms u = unicode_forms(syntax == PatternSyntax::literal ? std::string_view(regex) : pattern,
+                                 flags.ignore_case);
+  f.re2 = self_contained(u.re2);
+  f.bytes = self_contained(u.bytes);
+  f.widened = u.widened;
+  f.re2_only = u.re2_only;
+  if (flags.line) {
+    f.re2 = "^(?:" + f.re2 + ")$";
+    f.bytes = "^(?:" + f.bytes + ")$";
+    return f;
+  }
+  const bool before = flags.word || u.word_before;
+  const bool after = flags.word || u.word_after;
+  if (!before && !after) return f;
+  f.grouped = true;
+  f.widened = true;  // the wrappers' word class is Unicode's on RE2, bytes' on Vectorscan
+  // -w's sets, or a \b's (the same, written apart: RegexMatcher's Edges).
+  std::string re2 = before ? std::string(flags.word ? kWordBeforeUnicode : kBoundaryBeforeUnicode) : std::string();
+  const bool bytes_before = flags.word || (before && !u.bytes_keep_before);
+  const bool bytes_after = flags.word || (after && !u.bytes_keep_after);
+  std::string bytes = bytes_before ? std::string(kWordBefore) : std::string();
+  re2 += "(" + f.re2 + ")";
+  bytes += "(?:" + f.bytes + ")";
+  if (after) re2 += flags.word ? kWordAfterUnicode : kBoundaryAfterUnicode;
+  if (bytes_after) bytes += "(?:[^\\w\\n]|$)";
+  f.re2 = std::move(re2);
+  f.bytes = std::move(bytes);
+  return f;
 }
 
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags) {

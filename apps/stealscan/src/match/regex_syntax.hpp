@@ -36,6 +36,10 @@ struct MatchFlags {
   bool ignore_case = false;  // -i
   bool word = false;         // -w: the match is preceded and followed by a non-word byte or a line edge
   bool line = false;         // -x: the match is the whole line
+  // Unicode semantics (unicode_syntax.hpp): code points for `.`, \w, \d, \s,
+  // -w and case folding; RE2 in UTF-8 mode. The search's default (ripgrep's);
+  // off: bytes, as grep in the C locale (--no-unicode).
+  bool unicode = false;
 };
 
 // A byte of RE2's \w and of -w's words: [0-9A-Za-z_].
@@ -92,6 +96,23 @@ std::string self_contained(std::string_view regex);
 // (which the match then includes: RE2 has no look-behind).
 inline constexpr std::string_view kWordBefore = "(?:^|[^\\w\\n])";
 
+// The same in Unicode mode: a line start or a character that is no word
+// character (unicode_syntax.hpp, kWordClass).
+inline constexpr std::string_view kWordBeforeUnicode =
+    "(?:^|[^\\p{L}\\p{M}\\p{Nd}\\p{Nl}\\p{Pc}\\x{200c}\\x{200d}\\n])";
+
+// What -w puts after a pattern in Unicode mode.
+inline constexpr std::string_view kWordAfterUnicode =
+    "(?:[^\\p{L}\\p{M}\\p{Nd}\\p{Nl}\\p{Pc}\\x{200c}\\x{200d}\\n]|$)";
+
+// The same two sets for a \b at a pattern's edge (unicode_syntax.hpp), written
+// apart ('\n' first) so that RegexMatcher tells them from -w's: ripgrep 13
+// counts a byte of invalid UTF-8 as a boundary for \b but not for -w.
+inline constexpr std::string_view kBoundaryBeforeUnicode =
+    "(?:^|[^\\n\\p{L}\\p{M}\\p{Nd}\\p{Nl}\\p{Pc}\\x{200c}\\x{200d}])";
+inline constexpr std::string_view kBoundaryAfterUnicode =
+    "(?:[^\\n\\p{L}\\p{M}\\p{Nd}\\p{Nl}\\p{Pc}\\x{200c}\\x{200d}]|$)";
+
 // -x: ^(?:R)$. -w: (?:^|[^\w\n])(R)(?:[^\w\n]|$), whose group 1 is the word
 // match (columns and -o report it, not the bytes around it). ignore_case is not
 // written into the text (each engine has its own option for it).
@@ -100,6 +121,20 @@ std::string with_match_flags(const std::string& regex, const MatchFlags& flags);
 // What every engine compiles for `pattern`: escape_literal() or
 // self_contained(), then with_match_flags().
 std::string engine_regex(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags);
+
+// What the engines compile for one pattern. Without flags.unicode, re2 and
+// bytes are both engine_regex(). With it (unicode_syntax.hpp): re2 is the
+// Unicode regex for RE2 in UTF-8 mode, bytes a byte-mode superset for
+// Vectorscan; a leading or trailing \b that is a word edge becomes -w's
+// wrapper on that side.
+struct EngineForms {
+  std::string re2;
+  std::string bytes;
+  bool widened = false;   // bytes may match more than re2 on a line with a byte >= 0x80
+  bool re2_only = false;  // bytes is no superset: RE2 alone
+  bool grouped = false;   // re2's group 1 holds the match (-w's wrappers)
+};
+EngineForms engine_forms(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags);
 
 // The capture group of with_match_flags()'s result that holds the match: 1 with
 // -w, else 0 (the whole match).

@@ -10,19 +10,26 @@
 #include <new>
 
 #include "match/literal_matcher.hpp"
+#include "match/unicode_syntax.hpp"
 #include "match/vectorscan_end.hpp"
 
 namespace stealscan {
 
 struct VectorscanMatcher::Database {
   std::vector<std::string> shown;    // the user's patterns
-  std::vector<std::string> regexes;  // as run: escaped literals, -w/-x wrappers
+  std::vector<std::string> regexes;  // as RE2 runs them: escaped literals, -w/-x wrappers
+  std::vector<std::string> hs_texts; // as Vectorscan runs them: the same, or a byte superset (Unicode mode)
   MatchFlags flags;
+  int group = 0;                     // RE2's capture group of a match: 1 when a pattern has -w's wrappers
   bool plain_literals = false;       // -F without -w/-x: no confirmation, bounded length
   bool every_line = false;           // a plain empty literal: every line matches
   std::size_t longest = 0;
   hs_database_t* hs = nullptr;       // null when every pattern is in `rest`
-  std::vector<std::uint8_t> confirm; // by pattern index: confirm a hit on its line
+  // By pattern index: confirm a hit on its line, always (kConfirmAlways) or
+  // where the line holds a byte >= 0x80 (kConfirmNonAscii: a Unicode
+  // pattern's byte superset, exact on ASCII lines), or not (0).
+  static constexpr std::uint8_t kConfirmAlways = 1, kConfirmNonAscii = 2;
+  std::vector<std::uint8_t> confirm;
   std::vector<std::uint32_t> confirm_set, rest_set;  // pattern indices
 
   Database() = default;
@@ -58,7 +65,7 @@ void VectorscanMatcher::Database::compile() {
     for (std::uint32_t k = 0; k < regexes.size(); ++k) {
       hs_expr_info_t* info = nullptr;
       hs_compile_error_t* err = nullptr;
-      if (hs_expression_info(regexes[k].c_str(), f, &info, &err) != HS_SUCCESS) {
+      if (hs_expression_info(hs_texts[k].c_str(), f, &info, &err) != HS_SUCCESS) {
         hs_reason(err);
         rest_set.push_back(k);
       }
@@ -81,7 +88,7 @@ void VectorscanMatcher::Database::compile() {
         exprs.push_back(shown[k].data());
         lengths.push_back(shown[k].size());
       } else {
-        exprs.push_back(regexes[k].c_str());
+        exprs.push_back(hs_texts[k].c_str());
         f |= HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
       }
       hs_flags.push_back(f);
@@ -113,27 +120,41 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
   auto db = std::make_shared<Database>();
   db->shown = patterns;
   db->flags = flags;
-  db->plain_literals = syntax == PatternSyntax::literal && !flags.word && !flags.line;
+  // Unicode folding reaches past ASCII for some literals (k, s, non-ASCII
+  // letters): those run as regexes, on RE2's folding.
+  bool unicode_fold = false;
+  if (flags.unicode && flags.ignore_case)
+    for (const std::string& p : patterns) unicode_fold = unicode_fold || folds_beyond_ascii(p);
+  db->plain_literals = syntax == PatternSyntax::literal && !flags.word && !flags.line && !unicode_fold;
+  std::vector<EngineForms> forms;
+  forms.reserve(patterns.size());
   for (const std::string& p : patterns) {
     if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
     db->longest = std::max(db->longest, p.size());
     if (syntax == PatternSyntax::regex) check_regex(p, flags);
-    db->regexes.push_back(engine_regex(p, syntax, flags));
+    forms.push_back(engine_forms(p, syntax, flags));
+    if (forms.back().grouped) db->group = 1;
     if (db->plain_literals && p.empty()) db->every_line = true;
     // On RE2 alone: Unicode classes (Vectorscan reads them otherwise), and a
     // raw NUL byte (Vectorscan takes a regex as a C string: it would search a
     // truncated pattern).
     if (syntax == PatternSyntax::regex && (has_unicode_class(p) || p.find('\0') != std::string::npos))
-      db->rest_set.push_back(static_cast<std::uint32_t>(db->regexes.size() - 1));
+      db->rest_set.push_back(static_cast<std::uint32_t>(forms.size() - 1));
+    if (forms.back().re2_only) db->rest_set.push_back(static_cast<std::uint32_t>(forms.size() - 1));
+  }
+  for (EngineForms& f : forms) {
+    // Every pattern's match in group 1 when one's is (RegexMatcher's group).
+    db->regexes.push_back(db->group == 1 && !f.grouped ? "(" + f.re2 + ")" : std::move(f.re2));
+    db->hs_texts.push_back(std::move(f.bytes));
   }
   db->compile();
   db->confirm.assign(patterns.size(), 0);
   for (std::uint32_t k = 0; k < patterns.size(); ++k) {
     const bool in_rest = std::find(db->rest_set.begin(), db->rest_set.end(), k) != db->rest_set.end();
-    if (!in_rest && !db->plain_literals && may_match_newline(db->regexes[k])) {
-      db->confirm[k] = 1;
-      db->confirm_set.push_back(k);
-    }
+    if (in_rest || db->plain_literals) continue;
+    if (may_match_newline(db->hs_texts[k])) db->confirm[k] = Database::kConfirmAlways;
+    else if (forms[k].widened) db->confirm[k] = Database::kConfirmNonAscii;
+    if (db->confirm[k] != 0) db->confirm_set.push_back(k);
   }
   std::sort(db->rest_set.begin(), db->rest_set.end());
   db->rest_set.erase(std::unique(db->rest_set.begin(), db->rest_set.end()), db->rest_set.end());
@@ -147,7 +168,7 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
   if (db_->plain_literals && !flags.ignore_case) {
     columns_ = std::make_unique<LiteralMatcher>(db_->shown);
   } else {
-    columns_ = std::make_unique<RegexMatcher>(db_->shown, db_->regexes, flags, syntax);
+    columns_ = std::make_unique<RegexMatcher>(db_->shown, db_->regexes, flags, syntax, true, db_->group);
   }
   auto subset = [&](const std::vector<std::uint32_t>& set) -> std::unique_ptr<RegexMatcher> {
     if (set.empty()) return nullptr;
@@ -156,7 +177,7 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
       shown.push_back(db_->shown[k]);
       regexes.push_back(db_->regexes[k]);
     }
-    return std::make_unique<RegexMatcher>(std::move(shown), std::move(regexes), db_->flags, syntax, false);
+    return std::make_unique<RegexMatcher>(std::move(shown), std::move(regexes), db_->flags, syntax, false, db_->group);
   };
   // Whether an empty line (after a '\n') matches: RE2 says it once, for the
   // trailing empty lines of a block that Vectorscan is not shown (matching_lines()).
@@ -225,12 +246,14 @@ int VectorscanMatcher::on_match(unsigned id, unsigned long long /*from*/, unsign
     s.state = Scan::State::open;
   }
   if (s.state == Scan::State::matched) return 0;
-  if (s.self->db_->confirm[id] != 0) {
+  const std::uint8_t confirm = s.self->db_->confirm[id];
+  if (confirm != 0) {
     if (s.state == Scan::State::rejected) return 0;
     // Context: the byte before the line (its '\n', for `^` and `\b`), not the
     // whole block, which RE2 would look through on every call.
     const char* line = s.text + s.begin;
-    if (!s.self->confirm_->find(line == s.text ? line : line - 1, line, s.text + s.end)) {
+    const bool exact = confirm == Database::kConfirmNonAscii && !has_high_byte(line, s.end - s.begin);
+    if (!exact && !s.self->confirm_->find(line == s.text ? line : line - 1, line, s.text + s.end)) {
       s.state = Scan::State::rejected;
       return 0;
     }

@@ -19,6 +19,10 @@
 //   that line alone (never_nl); each line at most once. Every true line match
 //   ends inside its line and Vectorscan reports every match end, so no matching
 //   line is missed; the confirmation removes the false ones.
+// - In Unicode mode (MatchFlags::unicode) Vectorscan runs each pattern's byte
+//   superset (unicode_syntax.hpp), which is exact on ASCII text: a hit on a
+//   line that holds a byte >= 0x80 is confirmed by RE2 (the Unicode regex, on
+//   that line); a hit on an ASCII line is taken as it is.
 // - Patterns Vectorscan rejects (too large, constructs it lacks) run on RE2
 //   (RegexMatcher, linear: never_nl), over the same block; the two line lists are
 //   merged.
