@@ -101,20 +101,24 @@ TEST(Unicode, no_unicode_matches_what_ripgreps_bytes_mode_matches) {
   t.write("u.txt", kText);
   const std::vector<std::vector<std::string>> cases{
       {"-w", "na"}, {"-o", "\\w+"}, {"-o", "a.b"}, {"-i", "-o", "kelvin"}, {"-o", "\\d+"}, {"-o", "\\bna\\b"}};
-  for (const auto& args : cases) {
-    std::vector<std::string> rg{"rg", "--no-config", "-n", "-j", "1"};
-    std::vector<std::string> ss{kBin, "-n", "-j", "1", "--no-unicode"};
-    for (std::size_t k = 0; k < args.size(); ++k) {
-      // rg's bytes mode is (?-u) at the pattern's start (the last argument).
-      rg.push_back(k + 1 == args.size() ? "(?-u)" + args[k] : args[k]);
-      ss.push_back(args[k]);
+  for (const bool flag_in_pattern : {false, true}) {  // --no-unicode, or (?-u) as rg users write it
+    for (const auto& args : cases) {
+      std::vector<std::string> rg{"rg", "--no-config", "-n", "-j", "1"};
+      std::vector<std::string> ss{kBin, "-n", "-j", "1"};
+      if (!flag_in_pattern) ss.push_back("--no-unicode");
+      for (std::size_t k = 0; k < args.size(); ++k) {
+        // rg's bytes mode is (?-u) at the pattern's start (the last argument).
+        const bool pattern = k + 1 == args.size();
+        rg.push_back(pattern ? "(?-u)" + args[k] : args[k]);
+        ss.push_back(pattern && flag_in_pattern ? "(?-u)" + args[k] : args[k]);
+      }
+      rg.push_back(t.path("u.txt"));
+      ss.push_back(t.path("u.txt"));
+      const ProcessResult want = run_process(rg);
+      const ProcessResult got = run_process(ss);
+      EXPECT_EQ(got.status, want.status) << args.back() << got.err << want.err;
+      EXPECT_EQ(got.out, want.out) << args.back() << (flag_in_pattern ? " (?-u)" : " --no-unicode");
     }
-    rg.push_back(t.path("u.txt"));
-    ss.push_back(t.path("u.txt"));
-    const ProcessResult want = run_process(rg);
-    const ProcessResult got = run_process(ss);
-    EXPECT_EQ(got.status, want.status) << args.back() << got.err << want.err;
-    EXPECT_EQ(got.out, want.out) << args.back();
   }
 }
 

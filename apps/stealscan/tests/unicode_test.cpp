@@ -205,6 +205,15 @@ TEST(Unicode, a_pattern_that_is_not_utf8_is_matched_as_bytes) {
   EXPECT_EQ(first_match("caf\xe9.", "caf\xe9\xff", u), "caf\xe9\xff");  // the whole set is bytes
 }
 
+TEST(Unicode, a_leading_bytes_flag_turns_unicode_off_for_the_set_as_in_ripgrep) {
+  MatchFlags u;
+  u.unicode = true;
+  EXPECT_EQ(first_match("(?-u)a.b", "a\xff" "b", u), "a\xff" "b");
+  EXPECT_EQ(first_match("(?-u)\\w+", "na\xc3\xafve", u), "na");
+  EXPECT_THROW((void)make_matcher({"(?-u)a", "b."}, PatternSyntax::regex, u), PatternError);
+  EXPECT_EQ(first_match("(?-u)a", "x(?-u)a", u, PatternSyntax::literal), "(?-u)a");  // a literal is a literal
+}
+
 TEST(UnicodeSyntax, edge_word_boundaries_become_word_wrappers_and_others_stay) {
   struct Case {
     const char* pattern;

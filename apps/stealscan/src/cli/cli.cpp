@@ -32,7 +32,8 @@ Patterns:
   -w, --word-regexp         a match must be a whole word: no word character just
                             before or after it
       --no-unicode          bytes, not code points: `.` is a byte, \w \d \s -w and
-                            -i are ASCII (as grep in the C locale, rg's (?-u)).
+                            -i are ASCII (grep in the C locale; (?-u) at the start
+                            of every pattern does the same, as in rg).
                             By default, on UTF-8 text: `.` and [^..] match one code
                             point (never an invalid byte), \w \d \s are Unicode's
                             classes, -i folds Unicode letters

@@ -132,9 +132,22 @@ std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, 
   if (patterns.empty()) return std::make_unique<NothingMatcher>();
   for (const auto& p : patterns)
     if (p.find('\n') != std::string::npos) throw PatternError("pattern " + quote_pattern(p) + " contains a newline");
+  // ripgrep's bytes mode, (?-u) at the start of a regex: RE2 has no such flag,
+  // so it is taken off and the set matched as bytes; all patterns or none.
+  MatchFlags flags = given;
+  std::size_t bytes_flagged = 0;
+  if (syntax == PatternSyntax::regex)
+    for (const auto& p : patterns) bytes_flagged += p.compare(0, 5, "(?-u)") == 0;
+  if (bytes_flagged > 0 && bytes_flagged < patterns.size())
+    throw PatternError("(?-u) starts some patterns but not all: give it to every pattern, or use --no-unicode");
+  if (bytes_flagged > 0) {
+    std::vector<std::string> stripped;
+    for (const auto& p : patterns) stripped.push_back(p.substr(5));
+    flags.unicode = false;
+    return make_matcher(stripped, syntax, flags, engine);
+  }
   // Unicode mode reads the patterns as UTF-8; a set with one that is not
   // (bytes from a -f file) is matched as bytes, as its author wrote it.
-  MatchFlags flags = given;
   for (const auto& p : patterns) flags.unicode = flags.unicode && is_utf8(p);
   // Where Unicode folding reaches past ASCII (-i with k, s or a non-ASCII
   // letter), the literal engines' ASCII folding would miss matches.
