@@ -7,7 +7,7 @@
 //   uts      the children of a node, split the same way. The alternative, a TaskGroup
 //            per node with one spawn per child as the peers do (stealbench --full: row "stealpool TaskGroup"),
 //            is measured beside it: on T3, 2 cores, 0-3% slower than the join at 1
-//            worker and 5% at 2 (6 interleaved runs on 2026-11-26, docs/benchmarks.md).
+//            worker and 5% at 2 (6 interleaved runs on 2026-11-26, docs/results-log.md).
 #include <stealpool/forkjoin.hpp>
 
 #include "workloads.hpp"

@@ -89,7 +89,8 @@ TEST_F(Walk, parent_gitignore_files_outside_a_repository_are_not_read_but_parent
   t.write("plain/.ignore", "*.tmp\n");
   files_at({"plain/sub/a.log", "plain/sub/a.tmp", "plain/sub/a.txt"});
   EXPECT_EQ(files("plain/sub"), (Files{"plain/sub/a.log", "plain/sub/a.txt"}));
-  // The operand's own .gitignore applies, repository or not (README.md).
+  // The operand's own .gitignore applies, repository or not (docs/design.md,
+  // "Which files, and how they are read").
   EXPECT_EQ(files("plain"), (Files{"plain/sub/a.txt"}));
 }
 

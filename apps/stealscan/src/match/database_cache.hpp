@@ -1,6 +1,6 @@
 // database_cache.hpp: compiled Vectorscan databases kept on disk between runs,
 // so that a scanner run from a pre-commit hook does not compile the same rule
-// set every time (apps/stealscan/README.md, "Start-up").
+// set every time (apps/stealscan/docs/secrets.md, "Start-up").
 //
 // An entry is one file named by a hash of its key, holding the whole key, the
 // serialized database (hs_serialize_database) and a checksum of it. A read

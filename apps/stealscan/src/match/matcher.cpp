@@ -1,5 +1,5 @@
 // matcher.cpp: Matcher's default matching_lines() and make_matcher(), which
-// chooses the engine (README.md, "Matching engines").
+// chooses the engine (docs/matching.md, "Choosing an engine").
 #include "match/matcher.hpp"
 
 #include <algorithm>
@@ -17,7 +17,7 @@ namespace stealscan {
 namespace {
 // Plain literal sets up to this size run on the pair filter, larger ones on
 // Vectorscan: measured with stealscan_engine_bench over /usr/include headers
-// (README.md, "Matching engines"): for 1 to 3 literals the pair filter is as fast
+// (docs/matching.md, "Choosing an engine"): for 1 to 3 literals the pair filter is as fast
 // on rare ones and faster on frequent ones (3x for one, whose many hits cost
 // Vectorscan a callback each); with 8 it was 1.9x slower.
 constexpr std::size_t kPairFilterPreferred = 3;

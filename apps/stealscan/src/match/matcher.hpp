@@ -1,12 +1,12 @@
 // matcher.hpp: Matcher, what the line scanner asks of a pattern set: "which lines
 // of this block hold a match?" and "where are the matches in this line?". Three
-// implementations; make_matcher() picks (README.md, "Matching engines"):
+// implementations; make_matcher() picks (docs/matching.md, "Choosing an engine"):
 // LiteralMatcher (up to 8 fixed strings, our own SIMD pair filter),
 // VectorscanMatcher (everything else: many literals, regexes, -i/-w/-x, one pass
 // of Vectorscan over the block for the whole set) and RegexMatcher (RE2: the
 // exact matches within a line, and the patterns Vectorscan rejects).
 //
-// Contract shared by both (the line scanner relies on it, README.md "Chunk
+// Contract shared by both (the line scanner relies on it, docs/design.md "Chunk
 // protocol"):
 // - A match lies within one line: it never contains '\n' (literal patterns cannot
 //   hold one; regexes are compiled so that nothing matches '\n', RE2's never_nl).
@@ -99,7 +99,7 @@ class Matcher {
 };
 
 // Which engine runs the search (--engine): `automatic` is make_matcher()'s choice
-// (README.md, "Matching engines"); the others force one, for comparisons and as an
+// (docs/matching.md, "Choosing an engine"); the others force one, for comparisons and as an
 // escape hatch: `vectorscan` (also for a few plain literals), `re2` (everything on
 // RE2, one DFA pass per block).
 enum class Engine { automatic, vectorscan, re2 };

@@ -3,8 +3,8 @@
 // operands on the calling thread, hands the files to the workers in batches
 // under the in-flight budget (Discovery), and joins. The search (scan.cpp) and
 // `stealscan secrets` (secrets/run_secrets.cpp) each bring their Scratch and
-// runner; the runner gives a budget unit back per file task (README.md,
-// "Flow", "Bounded memory").
+// runner; the runner gives a budget unit back per file task (docs/design.md,
+// "Layout", "Bounded memory").
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // file_job.hpp: FileJob, a file larger than one chunk, split into chunk tasks
-// that any worker may run (README.md, "Large files"). Shared by its chunk tasks;
+// that any worker may run (docs/design.md, "Large files"). Shared by its chunk tasks;
 // holds the open descriptor (each chunk preads its range) and puts their results
 // together:
 //

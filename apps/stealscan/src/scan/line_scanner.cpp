@@ -1,4 +1,4 @@
-// line_scanner.cpp: scan_lines() (line_scanner.hpp; the rules: README.md, "Chunk
+// line_scanner.cpp: scan_lines() (line_scanner.hpp; the rules: docs/design.md, "Chunk
 // protocol"). One RangeScan per call: it walks the range's lines through the
 // window, block by block of complete lines, and falls into long_line() for a line
 // longer than the window.

@@ -1,6 +1,6 @@
 // line_scanner.hpp: scan_lines(), the chunk protocol: finds the matching lines
 // whose first byte lies in a byte range of a file, reading it through a ScanWindow.
-// README.md ("Chunk protocol") gives the rules and why every matching line is
+// docs/design.md ("Chunk protocol") gives the rules and why every matching line is
 // counted exactly once and every line number is exact; in short:
 //
 // - A chunk owns the lines that START in its range [begin, end). It reads from
