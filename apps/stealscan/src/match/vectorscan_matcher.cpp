@@ -261,7 +261,9 @@ int VectorscanMatcher::on_match(unsigned id, unsigned long long /*from*/, unsign
   s.state = Scan::State::matched;
   if (!s.out->empty() && s.out->back() >= s.begin) s.sorted = false;
   s.out->push_back(s.begin);
-  return s.first_only ? 1 : 0;
+  // No line follows one that reaches the end of the data: the scan stops
+  // (a 100 MB line that matches early is not searched to its end).
+  return s.first_only || s.end == s.size ? 1 : 0;
 }
 
 void VectorscanMatcher::scan(const char* text, std::size_t size, Scan& s) const {

@@ -50,6 +50,12 @@ std::size_t ScanWindow::refill(ByteSource& src, std::size_t keep, std::size_t n)
   const std::uint64_t at = offset_ + size_;
   const std::uint64_t hint = src.size_hint();
   if (at < hint && hint - at < n) n = static_cast<std::size_t>(hint - at) + 1;  // +1: see the end
+  // A partial line that outgrew twice the normal window (a regex holds long
+  // lines whole) grows to what is left of the file at once: the line cannot be
+  // longer, and doubling would copy it about log2(line / block) times (jemalloc
+  // moves a large block to grow it). Memory is the line's either way.
+  if (left + n > capacity_ && left > 2 * normal_capacity() && at < hint && hint - at > n)
+    reserve(left + static_cast<std::size_t>(hint - at) + 1);
   reserve(left + n);
   const std::size_t r = src.read_at(at, data_.get() + size_, n);
   size_ += r;
