@@ -4,13 +4,11 @@
 #
 # Every tool scans the same files: all regular files, hidden ones and .gitignore'd
 # ones included, binary files read as text, symbolic links not followed:
-#   stealscan -c --no-ignore --hidden -a -j N
-#   rg        -c --no-ignore --hidden -a -j N   (regexes prefixed with (?-u): bytes,
-#                                               as stealscan and grep in the C locale;
-#                                               -w as the byte regex it stands for,
-#                                               since rg's -w is Unicode-aware)
+#   stealscan -c --no-ignore --hidden -a -j N   (Unicode semantics, its default)
+#   rg        -c --no-ignore --hidden -a -j N   (Unicode semantics, its default)
 #   grep      -rc -a, LC_ALL=C, single-threaded, files with 0 dropped; only in the
-#             rows it can run (no (?i), no lazy repeats) and in the first thread count
+#             rows whose meaning is the same on bytes (no \w, no (?i), no lazy
+#             repeats) and in the first thread count
 # Rows: 1, 10, 200 and 5,000 literals; -i and -w literals; regexes of several
 # shapes (class + literal, alternation, \w+_t\b, anchored); a file of 20
 # secret-token regexes (bench/secret_rules.txt). The literal sets of 200 and 5,000
@@ -79,7 +77,7 @@ pick 5000 "$tmp/lit5000"
 printf '%s\n' AKIA ghp_ -----BEGIN password= secret_key xoxb- sk_live_ api_key BEGIN_RSA token= >"$tmp/lit10"
 # Each rule in its own group: rg joins -f patterns into one alternation, where a
 # leading (?i) would reach the rules after it.
-sed 's/^\(.*\)$/(?-u)(?:\1)/' "$HERE/bench/secret_rules.txt" >"$tmp/secret_rules_rg"
+sed 's/^\(.*\)$/(?:\1)/' "$HERE/bench/secret_rules.txt" >"$tmp/secret_rules_rg"
 
 # Rows: name ; stealscan args ; rg args ; grep args ("-" = grep does not run it).
 # Arguments are split at spaces.
@@ -89,11 +87,11 @@ rows=(
   "200 literals;-F -f $tmp/lit200;-F -f $tmp/lit200;-F -f $tmp/lit200"
   "5,000 literals;-F -f $tmp/lit5000;-F -f $tmp/lit5000;-F -f $tmp/lit5000"
   "-i \`error\`;-i -F -e error;-i -F -e error;-i -F -e error"
-  "-w \`int\`;-w -F -e int;-e (?-u)(?:^|\W)int(?:\W|$);-w -F -e int"
-  "regex \`[A-Z][a-z]+Exception\`;-E -e [A-Z][a-z]+Exception;-e (?-u)[A-Z][a-z]+Exception;-E -e [A-Z][a-z]+Exception"
-  "regex \`foo\|bar\|baz\|quux\`;-E -e foo|bar|baz|quux;-e (?-u)foo|bar|baz|quux;-E -e foo|bar|baz|quux"
-  "regex \`\w+_t\b\`;-E -e \w+_t\b;-e (?-u)\w+_t\b;-E -e \w+_t\b"
-  "regex \`^\s*#\s*include\`;-E -e ^\s*#\s*include;-e (?-u)^\s*#\s*include;-E -e ^[[:space:]]*#[[:space:]]*include"
+  "-w \`int\`;-w -F -e int;-w -F -e int;-"
+  "regex \`[A-Z][a-z]+Exception\`;-E -e [A-Z][a-z]+Exception;-e [A-Z][a-z]+Exception;-E -e [A-Z][a-z]+Exception"
+  "regex \`foo\|bar\|baz\|quux\`;-E -e foo|bar|baz|quux;-e foo|bar|baz|quux;-E -e foo|bar|baz|quux"
+  "regex \`\w+_t\b\`;-E -e \w+_t\b;-e \w+_t\b;-"
+  "regex \`^\s*#\s*include\`;-E -e ^\s*#\s*include;-e ^\s*#\s*include;-"
   "20 secret-token regexes (-f);-E -f $HERE/bench/secret_rules.txt;-f $tmp/secret_rules_rg;-"
 )
 
