@@ -7,6 +7,7 @@
 namespace stealscan {
 namespace {
 constexpr std::size_t kMinCapacity = 4096;
+constexpr std::uint64_t kLongLineStep = std::uint64_t{256} << 20;  // see refill()
 }
 
 ScanWindow::ScanWindow(std::size_t block, std::size_t overlap) : block_(block), overlap_(overlap) {}
@@ -51,11 +52,17 @@ std::size_t ScanWindow::refill(ByteSource& src, std::size_t keep, std::size_t n)
   const std::uint64_t hint = src.size_hint();
   if (at < hint && hint - at < n) n = static_cast<std::size_t>(hint - at) + 1;  // +1: see the end
   // A partial line that outgrew twice the normal window (a regex holds long
-  // lines whole) grows to what is left of the file at once: the line cannot be
-  // longer, and doubling would copy it about log2(line / block) times (jemalloc
-  // moves a large block to grow it). Memory is the line's either way.
-  if (left + n > capacity_ && left > 2 * normal_capacity() && at < hint && hint - at > n)
-    reserve(left + static_cast<std::size_t>(hint - at) + 1);
+  // lines whole) grows by kLongLineStep or eightfold, whichever is more, and no
+  // further than what is left of the file (the line cannot be longer):
+  // doubling copied a 100 MB line about six times (jemalloc moves a large block
+  // to grow it), and growing to the rest of a large file at once would reserve
+  // gigabytes for one long line. Untouched bytes cost no memory.
+  if (left + n > capacity_ && left > 2 * normal_capacity() && at < hint && hint - at > n) {
+    const std::uint64_t rest = hint - at + 1;
+    std::uint64_t step = std::uint64_t{8} * left;
+    if (step < kLongLineStep) step = kLongLineStep;
+    reserve(left + static_cast<std::size_t>(rest < step ? rest : step));
+  }
   reserve(left + n);
   const std::size_t r = src.read_at(at, data_.get() + size_, n);
   size_ += r;

@@ -8,8 +8,8 @@
 // 30-byte file costs kilobytes, not a block per worker. The buffer grows (doubling)
 // to the normal capacity as files need it, and past it only for a line that must be
 // held whole (regexes, -v, context, a stream): doubling up to twice the normal
-// capacity, then at once to what is left of the file (the line cannot be longer,
-// and each doubling of a 100 MB line was a copy: jemalloc moves a large block to
+// capacity, then by 256 MiB or eightfold, never past what is left of the file
+// (each doubling of a 100 MB line was a copy: jemalloc moves a large block to
 // grow it). Such a grown buffer is released at the next reset(). It lives in
 // malloc'ed memory, so untouched bytes are never written (no zero fill).
 #pragma once
