@@ -14,6 +14,7 @@
 #include "match/matcher.hpp"
 #include "match/regex_class.hpp"
 #include "match/regex_syntax.hpp"
+#include "sources/utf8.hpp"
 
 namespace stealscan {
 namespace {
@@ -48,15 +49,6 @@ struct GroupFrame {
   bool ends_ascii = true;
   bool at_branch_start = true;
 };
-
-// The length of the UTF-8 sequence that lead byte `c` starts (1 for a
-// continuation or invalid byte: copied alone).
-std::size_t utf8_length(unsigned char c) {
-  if (c >= 0xf0 && c <= 0xf4) return 4;
-  if (c >= 0xe0) return c <= 0xef ? 3 : 1;
-  if (c >= 0xc2) return 2;
-  return 1;
-}
 
 // Code point `v` as its UTF-8 bytes, each \xHH (byte-mode syntax).
 void append_utf8_bytes(std::string& out, unsigned long v) {
@@ -487,7 +479,7 @@ UnicodeForms Rewriter::run() {
       continue;
     }
     if (c >= 0x80) {  // a code point's bytes (or a stray byte): the same bytes, widened under folding
-      const std::size_t len = std::min(utf8_length(c), r_.size() - i);
+      const std::size_t len = std::max<std::size_t>(utf8_sequence(r_, i), 1);  // a stray byte alone
       f_.re2.append(r_.substr(i, len));
       if (fold_) {
         f_.bytes += kCodePoint;
@@ -545,52 +537,16 @@ bool folds_beyond_ascii(std::string_view literal) {
   return false;
 }
 
-bool is_utf8(std::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned char c = p[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range
-    if (c >= 0xc2 && c <= 0xdf) {
-      len = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      len = 3;
-      if (c == 0xe0) lo = 0xa0;  // no overlong forms
-      if (c == 0xed) hi = 0x9f;  // no surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      len = 4;
-      if (c == 0xf0) lo = 0x90;
-      if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
-    } else {
-      return false;
-    }
-    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return false;
-    for (std::size_t k = 2; k < len; ++k)
-      if (p[i + k] < 0x80 || p[i + k] > 0xbf) return false;
-    i += len;
-  }
-  return true;
-}
-
 bool word_char_at(std::string_view line, std::size_t pos, bool before) {
   // The code point's bytes, if valid UTF-8.
   std::string_view cp;
   if (before) {
     if (pos == 0) return false;
-    for (std::size_t len = 1; len <= 4 && len <= pos && cp.empty(); ++len) {
-      const std::string_view seq = line.substr(pos - len, len);
-      if (utf8_length(static_cast<unsigned char>(seq[0])) == len && is_utf8(seq)) cp = seq;
-    }
+    for (std::size_t len = 1; len <= 4 && len <= pos && cp.empty(); ++len)
+      if (utf8_sequence(line, pos - len) == len) cp = line.substr(pos - len, len);
   } else {
     if (pos >= line.size()) return false;
-    const std::size_t len = utf8_length(static_cast<unsigned char>(line[pos]));
-    const std::string_view seq = line.substr(pos, len);
-    if (seq.size() == len && is_utf8(seq)) cp = seq;
+    if (const std::size_t len = utf8_sequence(line, pos); len != 0) cp = line.substr(pos, len);
   }
   if (cp.empty()) return false;  // an invalid byte
   if (cp.size() == 1) return is_word_byte(static_cast<unsigned char>(cp[0]));

@@ -31,6 +31,8 @@
 #include <string>
 #include <string_view>
 
+#include "sources/utf8.hpp"  // is_utf8(): RE2 refuses a UTF-8 pattern that is not
+
 namespace stealscan {
 
 // Unicode \w as ripgrep defines it (letters, marks, decimal digits, connector
@@ -67,8 +69,6 @@ UnicodeForms unicode_forms(std::string_view regex, bool ignore_case);
 // holds a byte >= 0x80, or k, s (which fold with the Kelvin sign and long s).
 bool folds_beyond_ascii(std::string_view literal);
 
-// Whether `text` is valid UTF-8 (RE2 refuses a UTF-8 pattern that is not).
-bool is_utf8(std::string_view text);
 
 // Whether the character that ends at `pos` of `line` (before = true) or
 // starts there (before = false) is a word character (kWordClass). A line edge,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sources/read_all.hpp"
+#include "sources/utf8.hpp"
 
 namespace stealscan {
 
@@ -94,29 +95,6 @@ void append_number(std::string& out, std::uint64_t n) {
 }  // namespace
 
 namespace {
-// Length of the valid UTF-8 sequence starting at s[i], or 0.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) return 1;
-  std::size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-  if (len == 0 || i + len > s.size()) return 0;
-  const auto c1 = static_cast<unsigned char>(s[i + 1]);
-  // No overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629).
-  if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f))
-    return 0;
-  for (std::size_t k = 1; k < len; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-  return len;
-}
-
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t len = utf8_sequence(s, i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
-}
 
 // The characters of `s` (valid UTF-8) as a JSON string's body: quotes,
 // backslashes and control bytes escaped. `serde`: as ripgrep (serde_json)
@@ -177,7 +155,7 @@ void append_base64(std::string& out, std::string_view s) {
 }
 
 std::string utf8_lossy(std::string_view s) {
-  if (valid_utf8(s)) return std::string(s);
+  if (is_utf8(s)) return std::string(s);
   std::string out;
   out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
@@ -194,7 +172,7 @@ std::string utf8_lossy(std::string_view s) {
 }
 
 void append_json_bytes(std::string& out, std::string_view s) {
-  if (valid_utf8(s)) {
+  if (is_utf8(s)) {
     append_json_string(out, s);
     return;
   }
@@ -219,7 +197,7 @@ namespace {
 // ripgrep's arbitrary data: {"text":...} when valid UTF-8, else
 // {"bytes":BASE64}; with `newline`, the data is `s` and a '\n' after it.
 void append_rg_data(std::string& out, std::string_view s, bool newline = false) {
-  if (valid_utf8(s)) {  // so is s + '\n'
+  if (is_utf8(s)) {  // so is s + '\n'
     out.append("{\"text\":\"");
     append_escaped(out, s, true);
     out.append(newline ? "\\n\"}" : "\"}");
