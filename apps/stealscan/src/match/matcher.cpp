@@ -171,14 +171,12 @@ std::unique_ptr<Matcher> make_matcher(const std::vector<std::string>& patterns, 
   }
   if (engine == Engine::re2) {
     std::vector<EngineForms> forms;
-    int group = 0;
     for (const auto& p : patterns) {
       if (syntax == PatternSyntax::regex) check_regex(p, flags);
       forms.push_back(engine_forms(p, syntax, flags));
-      if (forms.back().grouped) group = 1;
     }
     std::vector<std::string> regexes;
-    for (EngineForms& f : forms) regexes.push_back(group == 1 && !f.grouped ? "(" + f.re2 + ")" : std::move(f.re2));
+    const int group = re2_texts(forms, regexes);
     return std::make_unique<RegexMatcher>(patterns, std::move(regexes), flags, syntax, true, group);
   }
   const bool plain = !flags.ignore_case && !flags.word && !flags.line;

@@ -204,6 +204,14 @@ EngineForms engine_forms(std::string_view pattern, PatternSyntax syntax, const M
   return f;
 }
 
+int re2_texts(std::vector<EngineForms>& forms, std::vector<std::string>& out) {
+  int group = 0;
+  for (const EngineForms& f : forms)
+    if (f.grouped) group = 1;
+  for (EngineForms& f : forms) out.push_back(group == 1 && !f.grouped ? "(" + f.re2 + ")" : std::move(f.re2));
+  return group;
+}
+
 std::string with_match_flags(const std::string& regex, const MatchFlags& flags) {
   if (flags.line) return "^(?:" + regex + ")$";
   if (flags.word) return std::string(kWordBefore) + "(" + regex + ")(?:[^\\w\\n]|$)";

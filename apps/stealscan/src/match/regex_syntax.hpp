@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stealscan {
 
@@ -135,6 +136,11 @@ struct EngineForms {
   bool grouped = false;   // re2's group 1 holds the match (-w's wrappers)
 };
 EngineForms engine_forms(std::string_view pattern, PatternSyntax syntax, const MatchFlags& flags);
+
+// The RE2 texts of a set's forms, appended to `out`, each pattern's match in
+// the same capture group: where one form is grouped, every other is put in a
+// group too. Returns that group (RegexMatcher's): 1, or 0 when none is.
+int re2_texts(std::vector<EngineForms>& forms, std::vector<std::string>& out);
 
 // The capture group of with_match_flags()'s result that holds the match: 1 with
 // -w, else 0 (the whole match).

@@ -133,7 +133,6 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
     db->longest = std::max(db->longest, p.size());
     if (syntax == PatternSyntax::regex) check_regex(p, flags);
     forms.push_back(engine_forms(p, syntax, flags));
-    if (forms.back().grouped) db->group = 1;
     if (db->plain_literals && p.empty()) db->every_line = true;
     // On RE2 alone: Unicode classes (Vectorscan reads them otherwise), and a
     // raw NUL byte (Vectorscan takes a regex as a C string: it would search a
@@ -142,11 +141,8 @@ VectorscanMatcher::VectorscanMatcher(const std::vector<std::string>& patterns, P
       db->rest_set.push_back(static_cast<std::uint32_t>(forms.size() - 1));
     if (forms.back().re2_only) db->rest_set.push_back(static_cast<std::uint32_t>(forms.size() - 1));
   }
-  for (EngineForms& f : forms) {
-    // Every pattern's match in group 1 when one's is (RegexMatcher's group).
-    db->regexes.push_back(db->group == 1 && !f.grouped ? "(" + f.re2 + ")" : std::move(f.re2));
-    db->hs_texts.push_back(std::move(f.bytes));
-  }
+  for (EngineForms& f : forms) db->hs_texts.push_back(std::move(f.bytes));
+  db->group = re2_texts(forms, db->regexes);
   db->compile();
   db->confirm.assign(patterns.size(), 0);
   for (std::uint32_t k = 0; k < patterns.size(); ++k) {
