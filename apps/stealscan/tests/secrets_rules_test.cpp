@@ -1891,7 +1891,7 @@ std::vector<Sample> samples() {
        "TOKEN = \"na1.07ELSZgnu18FMTahov29GNUbipw3AHOVcjqx4BIPWdkry5CJQXelsz6DKRYfmt07ELSZgnu18FMTahov29GNUbipw3AHOVcjqx4\""},
       {"getgist-api-key",
        "GETGIST_API_KEY = \"07ELSZgnu18FMTahov29GNUbipw3AHOVcjqx4BIPWdkry5CJQXelsz6DKRYfmt07ELSZ\"",
-       "GETGIST_API_KEY = \"07ELSZgnu18FMTahov29GNUbipw3AHOVcjqx4BIPWdkry5CJQXelsz6DKRYfmt07ELS\""},
+       "GETGIST_API_KEY = \"07ELSZgnu18FMTahov29GNUbipw3AHOVcjqx4BIPWdkry5CJQXelsz6DKRYfmt07\""},
       {"gumroad-api-key",
        "GUMROAD_API_KEY = \"07ELSZgnu18FMTahov29GNUbipw3AHOVcjqx4BIPWdk\"",
        "GUMROAD_API_KEY = \"07ELSZgnu18FMTahov29GNUbipw3AHOVcjqx4BIPWd\""},
