@@ -2427,6 +2427,18 @@ TEST(DefaultRules, a_specific_rule_takes_precedence_over_the_generic_one_on_its_
   for (const Finding& f : out) EXPECT_EQ(f.rule->id, "github-pat");
 }
 
+// A specific match over several lines stands on each line it spans: the
+// generic finding of the same secret on a later line yields to it.
+TEST(DefaultRules, a_specific_match_over_lines_takes_precedence_on_each_line_it_spans) {
+  const Detector d(default_rule_set());
+  const std::string secret = "d151c7bc86d545dafe2c1de75e3a174623230a2a";
+  const std::string block = "var gitalk = new Gitalk({\n  \"clientID\": \"7bf1e92eaff34fd005dc\",\n  \"clientSecret\": \"" +
+                            secret + "\",\n});\n";
+  EXPECT_EQ(rules_found(d, block), std::set<std::string>{"gitalk-client-secret"});
+  // The same assignment outside such a block is the generic rule's.
+  EXPECT_EQ(rules_found(d, "\"clientSecret\": \"" + secret + "\",\n"), std::set<std::string>{"generic-secret"});
+}
+
 TEST(DefaultRules, a_match_ending_at_a_line_end_stops_before_the_newline) {
   const Detector d(default_rule_set());
   Detector::Scratch scratch(d);

@@ -1,8 +1,8 @@
 // generic_findings.hpp: drop_generic_repeats(), gitleaks' precedence of a
 // specific rule over a generic one (../README.md, "Findings"): a finding of a
 // generic rule (its id holds "generic", any case, or it is tagged "generic")
-// is dropped when a finding of a rule that is not, on the same line, has a
-// secret that contains its secret. `ghp_...` assigned to `token =` is then
+// is dropped when a finding of a rule that is not, on the same line (or one
+// whose match spans that line), has a secret that contains its secret. `ghp_...` assigned to `token =` is then
 // one github-pat finding, not that and a generic-secret one. A generic rule
 // of low confidence (a password of any strength) yields in turn to every
 // other generic rule: its finding is a fallback.
@@ -48,11 +48,19 @@ inline void drop_generic_repeats(std::vector<Finding>& out, std::size_t from) {
   };
   std::vector<Ref> refs;
   int min_rank = 2, max_rank = 0;
+  // A match over several lines (a Gitalk block, a connection string split
+  // over lines) stands on each line it spans, up to kSpanLines, at column 0
+  // after its first: a generic finding of its secret's line yields to it.
+  constexpr std::uint64_t kSpanLines = 64;
   for (std::size_t i = from; i < out.size(); ++i) {
     const int rank = precedence_rank(*out[i].rule);
     min_rank = std::min(min_rank, rank);
     max_rank = std::max(max_rank, rank);
-    refs.push_back(Ref{out[i].start_line, out[i].start_column, i, rank});
+    const Finding& f = out[i];
+    refs.push_back(Ref{f.start_line, f.start_column, i, rank});
+    if (rank < 2 && f.end_line > f.start_line)
+      for (std::uint64_t l = f.start_line + 1; l <= std::min(f.end_line, f.start_line + kSpanLines); ++l)
+        refs.push_back(Ref{l, 0, i, rank});
   }
   if (min_rank == max_rank) return;
   std::sort(refs.begin(), refs.end(),
