@@ -38,6 +38,7 @@ struct ScanConfig {
   bool binary_as_text = false;
   std::optional<std::uint64_t> max_filesize;
   std::size_t chunk_size = 256 * 1024;
+  bool mmap = true;              // --no-mmap: a very long line is read, never mapped
   std::size_t max_in_flight = 1024;
   bool progress = false;
   bool flush_per_file = false;  // stdout is a pipe or a terminal: output.hpp

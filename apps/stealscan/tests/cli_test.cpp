@@ -55,6 +55,9 @@ TEST(Cli, options_set_their_fields_in_every_spelling) {
   EXPECT_EQ(parse({"--json", "p"}).config.output, OutputMode::json);
   EXPECT_EQ(parse({"--no-filename", "p"}).with_filename, std::optional<bool>(false));
   EXPECT_EQ(parse({"--", "-p", "-q"}).patterns, (std::vector<std::string>{"-p"}));
+  EXPECT_TRUE(parse({"p"}).config.mmap);
+  EXPECT_FALSE(parse({"--no-mmap", "p"}).config.mmap);
+  EXPECT_TRUE(parse({"--no-mmap", "--mmap", "p"}).config.mmap);  // the last one wins, as in rg
 }
 
 TEST(Cli, help_and_version_win_over_everything_else) {

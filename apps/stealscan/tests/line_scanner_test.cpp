@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "scan/line_scanner.hpp"
 #include "match/matcher.hpp"
 #include "support/naive_grep.hpp"
@@ -224,6 +227,138 @@ TEST(LineScanner, a_chunk_inside_one_long_line_owns_nothing_and_reads_only_its_r
   EXPECT_EQ(res.matching_lines, 0u);
   EXPECT_EQ(res.lines, 0u);
   EXPECT_LE(res.bytes_read, 101u + 64u);  // its range and the byte before, in blocks
+}
+
+// A file on disk (FdSource, which may be mapped), removed when done.
+struct TempFile {
+  std::string path;
+  int fd = -1;
+  explicit TempFile(const std::string& text) {
+    char name[] = "/tmp/stealscan-line-scanner-XXXXXX";
+    fd = ::mkstemp(name);
+    path = name;
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  ~TempFile() {
+    ::close(fd);
+    ::unlink(path.c_str());
+  }
+};
+
+// As chunked(), over a file, the window mapping a very long line or not.
+std::pair<std::uint64_t, std::vector<Line>> chunked_file(const std::string& text, const TempFile& file,
+                                                         const Matcher& m, ScanMode mode, std::size_t chunk,
+                                                         std::size_t block, bool map, bool* mapped) {
+  const auto max = m.max_match_length();
+  ScanWindow window(block, max && *max > 0 ? *max - 1 : 0, map);
+  FdSource src(file.fd, text.size());
+  LineScratch scratch;
+  Collect sink;
+  sink.text = &text;
+  std::uint64_t matching = 0;
+  const std::uint64_t n = text.empty() ? 1 : (text.size() + chunk - 1) / chunk;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    ScanRange r{k * chunk, k + 1 == n ? ScanRange::kToEof : (k + 1) * chunk};
+    const ScanResult res = scan_lines(m, ScanOptions{mode, true}, window, src, r, false, &sink, scratch);
+    *mapped = *mapped || window.mapped();
+    matching += res.matching_lines;
+    sink.base += res.lines;
+  }
+  std::vector<Line> lines;
+  for (auto& [_, l] : sink.lines) lines.push_back(l);
+  return {matching, lines};
+}
+
+// A line longer than twice the window is held by mapping the rest of its file
+// (ScanWindow::map_rest), and chunks that start inside it map too: the lines,
+// their numbers and their matches are the reference's, as with reads.
+TEST(LineScanner, a_line_longer_than_the_window_is_mapped_and_gives_the_lines_reads_give) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 12; ++round) {
+    std::string text;
+    for (int l = 0; l < 6; ++l) {
+      const std::size_t len = rng() % 3 == 0 ? 20'000 + rng() % 60'000 : rng() % 40;
+      text += random_text(rng, len, "abcdefgh ");
+      if (rng() % 4 == 0) text += "needle";
+      text += random_text(rng, rng() % 20, "abc");
+      if (l < 5 || round % 2 == 0) text += '\n';
+    }
+    const TempFile file(text);
+    for (const bool regex : {false, true}) {
+      const std::vector<std::string> pats = regex ? std::vector<std::string>{"ne+dle", "^abc"}
+                                                  : std::vector<std::string>{"needle"};
+      const auto m = make_matcher(pats, regex ? PatternSyntax::regex : PatternSyntax::literal);
+      const auto want = reference(text, *m, regex ? regex_oracle(pats) : literal_oracle(pats));
+      bool mapped_any = false;
+      for (const std::size_t chunk : {std::size_t{4096}, std::size_t{50'000}, std::size_t{1} << 30}) {
+        for (const std::size_t block : {std::size_t{64}, std::size_t{4096}}) {
+          for (const bool map : {true, false}) {
+            for (const ScanMode mode : {ScanMode::count, ScanMode::lines, ScanMode::matches}) {
+              bool mapped = false;
+              auto [count, lines] = chunked_file(text, file, *m, mode, chunk, block, map, &mapped);
+              const std::string where = "round " + std::to_string(round) + " regex " + std::to_string(regex) +
+                                        " chunk " + std::to_string(chunk) + " block " + std::to_string(block) +
+                                        " map " + std::to_string(map) + " mode " + std::to_string(int(mode));
+              ASSERT_EQ(count, want.size()) << where;
+              if (!map) {
+                ASSERT_FALSE(mapped) << where;
+              }
+              mapped_any = mapped_any || mapped;
+              if (mode == ScanMode::count) continue;
+              ASSERT_EQ(lines.size(), want.size()) << where;
+              for (std::size_t i = 0; i < want.size(); ++i) {
+                ASSERT_EQ(lines[i].number, want[i].number) << where;
+                ASSERT_EQ(lines[i].offset, want[i].offset) << where;
+                ASSERT_EQ(lines[i].text, want[i].text) << where;
+                if (mode == ScanMode::matches) {
+                  ASSERT_EQ(lines[i].matches, want[i].matches) << where;
+                }
+              }
+            }
+          }
+        }
+      }
+      EXPECT_TRUE(mapped_any) << "round " << round << ": no scan mapped its long line";
+    }
+  }
+}
+
+// The mapped window: the file's bytes from the window's offset to the end,
+// zero padding after them that a matcher may write, refills that only drop.
+TEST(LineScanner, a_mapped_window_holds_the_rest_of_the_file_and_writable_zero_padding) {
+  std::string text(100'000, 'x');
+  for (std::size_t i = 0; i < text.size(); i += 7) text[i] = static_cast<char>('a' + i % 26);
+  const TempFile file(text);
+  FdSource src(file.fd, text.size());
+  ScanWindow window(1024, 0);
+  window.reset(0);
+  std::size_t kept = 0;
+  while (!window.mapped() && !window.eof()) window.refill(src, 0, window.block()), ++kept;
+  ASSERT_TRUE(window.mapped()) << "after " << kept << " reads";
+  ASSERT_TRUE(window.eof());
+  ASSERT_EQ(window.offset(), 0u);
+  ASSERT_EQ(window.size(), text.size());
+  EXPECT_EQ(std::string_view(window.data(), window.size()), text);
+  for (std::size_t i = 0; i < ScanWindow::kPadding; ++i) {
+    EXPECT_EQ(window.data()[window.size() + i], '\0');
+    window.data()[window.size() + i] = 'p';  // writable (a matcher's padding)
+  }
+  EXPECT_EQ(window.refill(src, 12'345, window.block()), 0u);
+  EXPECT_EQ(window.offset(), 12'345u);
+  EXPECT_EQ(std::string_view(window.data(), window.size()), std::string_view(text).substr(12'345));
+  // The file itself is untouched by the writes to the private mapping.
+  std::string back(text.size(), '\0');
+  EXPECT_EQ(::pread(file.fd, back.data(), back.size(), 0), static_cast<ssize_t>(text.size()));
+  EXPECT_EQ(back, text);
+  // A window that must not map keeps reading.
+  ScanWindow reads(1024, 0, false);
+  reads.reset(0);
+  while (!reads.eof()) reads.refill(src, 0, reads.block());
+  EXPECT_FALSE(reads.mapped());
+  EXPECT_EQ(std::string_view(reads.data(), reads.size()), text);
+  window.reset(0);
+  EXPECT_FALSE(window.mapped());
 }
 
 TEST(LineScanner, an_empty_file_has_no_lines) {

@@ -145,6 +145,39 @@ TEST(Unicode, every_engine_finds_the_same_lines_and_columns_on_mixed_text) {
   }
 }
 
+// Vectorscan's hit is taken without RE2 where the line is ASCII up to the byte
+// after the hit (a line's far end may be 100 MB away); a byte >= 0x80 there
+// (a letter that continues the word, so no \b) sends it to RE2.
+TEST(Unicode, a_hit_is_exact_where_its_line_is_ascii_up_to_the_byte_after_it) {
+  MatchFlags u;
+  u.unicode = true;
+  const std::string far(100'000, 'x');
+  const std::vector<std::string> block_lines{
+      "abc_t\xc3\xa9",                             // _té: no boundary after _t
+      "abc_t \xc3\xa9",                            // a space first: a match
+      "abc_t " + far + "\xc3\xa9",                 // non-ASCII far after the match
+      "\xc3\xa9 abc_t",                            // non-ASCII before it
+      "abc_t\xe2\x80\x8d",                         // a zero-width joiner: a word character
+      far + " abc_t\xc3\xa9 " + far + " def_t.",  // the first hit rejected, a later one taken
+      "abc_tt",                                    // no boundary (ASCII)
+  };
+  std::string block;
+  for (const std::string& l : block_lines) block += l + "\n";
+  for (const char* p : {"\\w+_t\\b", "_t\\b", "c_t$"}) {
+    const auto vs = make_matcher({p}, PatternSyntax::regex, u, Engine::vectorscan);
+    const auto re2 = make_matcher({p}, PatternSyntax::regex, u, Engine::re2);
+    EXPECT_EQ(test::engine_lines(*vs, block), test::engine_lines(*re2, block)) << p;
+  }
+  const auto m = make_matcher({"\\w+_t\\b"}, PatternSyntax::regex, u, Engine::vectorscan);
+  std::vector<std::size_t> want;  // the lines' starts: 2nd, 3rd, 4th and 6th
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < block_lines.size(); ++i) {
+    if (i == 1 || i == 2 || i == 3 || i == 5) want.push_back(at);
+    at += block_lines[i].size() + 1;
+  }
+  EXPECT_EQ(test::engine_lines(*m, block), want);
+}
+
 // One pattern on one line: whether it matches, and its first match.
 std::string first_match(const std::string& pattern, std::string_view line, MatchFlags f,
                         PatternSyntax syntax = PatternSyntax::regex) {

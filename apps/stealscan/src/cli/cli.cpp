@@ -76,6 +76,10 @@ Performance:
   -j, --threads N           worker threads (default: the CPUs this process may use)
       --chunk-size SIZE     bytes per read, and per chunk of a large file (default 256K)
       --max-in-flight N     files queued or being scanned at once (default 1024)
+      --no-mmap             read a line longer than two chunks, never map its file
+                            (mapping it saves a copy; a file that shrinks while
+                            mapped stops the program with SIGBUS)
+      --mmap                map such a line's file (the default)
 Reporting:
       --stats               a summary on stderr at the end, with the executor's metrics
       --no-progress         no progress line (drawn on stderr when it is a terminal)
@@ -284,6 +288,9 @@ Command parse_command_line(const std::vector<std::string>& args, std::size_t def
       if (n < 1 || n > kMaxChunk)
         throw UsageError("invalid --chunk-size '" + v + "': must be between 1 byte and 1G");
       c.config.chunk_size = static_cast<std::size_t>(n);
+    } else if (name == "--no-mmap" || name == "--mmap") {
+      in.flag();
+      c.config.mmap = name == "--mmap";
     } else if (name == "--max-in-flight") {
       c.config.max_in_flight = static_cast<std::size_t>(parse_count(name, value(), 1, kMaxInFlight));
     } else if (name == "--stats") {

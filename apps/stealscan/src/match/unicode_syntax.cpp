@@ -556,6 +556,15 @@ bool word_char_at(std::string_view line, std::size_t pos, bool before) {
 
 bool has_high_byte(const char* p, std::size_t n) {
   std::size_t i = 0;
+  // 64 bytes a test: the OR of eight words (a loop the compiler vectorises),
+  // so that a 100 MB ASCII line is read at memory speed.
+  for (; i + 64 <= n; i += 64) {
+    std::uint64_t w[8];
+    std::memcpy(w, p + i, 64);
+    std::uint64_t any = 0;
+    for (const std::uint64_t x : w) any |= x;
+    if ((any & 0x8080808080808080ull) != 0) return true;
+  }
   for (; i + 8 <= n; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, p + i, 8);

@@ -248,7 +248,13 @@ int VectorscanMatcher::on_match(unsigned id, unsigned long long /*from*/, unsign
     // Context: the byte before the line (its '\n', for `^` and `\b`), not the
     // whole block, which RE2 would look through on every call.
     const char* line = s.text + s.begin;
-    const bool exact = confirm == Database::kConfirmNonAscii && !has_high_byte(line, s.end - s.begin);
+    // The superset is exact where the bytes it matched and their neighbours
+    // are ASCII (Unicode and byte semantics agree there; `\b` and `$` look at
+    // one byte after the match, `^` and `\b` at one before it): the line up to
+    // the byte after the match end. Not the rest of the line, which may be
+    // 100 MB long.
+    const std::size_t upto = at < s.end ? at + 1 : s.end;
+    const bool exact = confirm == Database::kConfirmNonAscii && !has_high_byte(line, upto - s.begin);
     if (!exact && !s.self->confirm_->find(line == s.text ? line : line - 1, line, s.text + s.end)) {
       s.state = Scan::State::rejected;
       return 0;

@@ -107,9 +107,15 @@ class RangeScan {
     w_.reset(r_.begin - 1);
     const std::uint64_t stop = r_.end - 1;  // look at positions < stop
     std::uint64_t at = r_.begin - 1;
+    // Inside a long line: the rest of the file is mapped rather than read block
+    // by block (each read a copy), once another chunk of the file met a line
+    // longer than a chunk, or past two blocks of this one without a '\n'.
+    if (src_.long_line_noted()) static_cast<void>(w_.map_to_end(src_));
+    int reads = 0;
     while (at < stop) {
       if (at == w_.offset() + w_.size()) {
-        if (w_.eof()) return false;
+        if (w_.eof()) break;
+        if (++reads > 2 && w_.map_to_end(src_)) continue;
         read(w_.size());
         continue;
       }
@@ -123,6 +129,7 @@ class RangeScan {
       }
       at = w_.offset() + lim;
     }
+    src_.note_long_line();  // no line starts in the range: it lies inside one
     return false;
   }
 
@@ -160,8 +167,13 @@ class RangeScan {
     const char* counted = text;  // lines before `counted` are in lines_before_
     for (const std::size_t at : scratch_.lines) {
       const char* ls = text + at;
-      const auto* next_nl = static_cast<const char*>(std::memchr(ls, '\n', static_cast<std::size_t>(end - ls)));
-      const char* le = next_nl != nullptr ? next_nl : end;
+      // The line's end is needed only to report it: with no sink (-c, -l) a
+      // 100 MB matching line is not searched again for its '\n'.
+      const char* le = end;
+      if (sink_ != nullptr) {
+        const auto* next_nl = static_cast<const char*>(std::memchr(ls, '\n', static_cast<std::size_t>(end - ls)));
+        if (next_nl != nullptr) le = next_nl;
+      }
       if (o_.number_lines) {
         lines_before_ += count_newlines(counted, ls);
         counted = ls;

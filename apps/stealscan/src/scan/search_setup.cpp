@@ -55,7 +55,7 @@ SearchSetup::SearchSetup(const ScanConfig& config, const Matcher& matcher)
       overlap_(overlap_of(matcher)) {}
 
 WorkerScratch SearchSetup::scratch(WorkerOutput& out, Tally& tally) const {
-  return WorkerScratch{matcher_.clone(), ScanWindow(config_.chunk_size, overlap_), LineScratch{}, &out, &tally};
+  return WorkerScratch{matcher_.clone(), ScanWindow(config_.chunk_size, overlap_, config_.mmap), LineScratch{}, &out, &tally};
 }
 
 }  // namespace stealscan
