@@ -41,6 +41,14 @@ for name, text in (("blank256k", "\n" * 262144), ("blank20k", "\n" * 20000), ("b
         f.write(text)
 with open(tmp + "/line200m.txt", "w") as f:
     f.write("x" * 200_000_000 + "Exception\n")
+# One 100 MB line of words, some of them the patterns' (IOException, gamma_t).
+vocab = ["alpha", "beta", "gamma_t", "delta", "eta_x", "theta", "kappa", "lambda", "mu", "Epsilon", "IOException"]
+random.seed(2)
+with open(tmp + "/words100m.txt", "w") as f:
+    piece = " ".join(random.choice(vocab) for _ in range(100_000))
+    while f.tell() < 100_000_000:
+        f.write(piece + " ")
+    f.write("\n")
 random.seed(1)
 words = ["".join(random.choice("abcdefghijklmnop") for _ in range(7)) for _ in range(12500)]
 with open(tmp + "/regex100k.txt", "w") as f:
@@ -83,6 +91,9 @@ rows=(
   "\`^\\s*\$\`, 40,000 blank lines;-c -E -e ^\\s*\$ $tmp/blank40k.txt;-c -e ^\\s*\$ $tmp/blank40k.txt"
   "\`a[^q]*z\`, 40,000 lines \`a\`;-c -E -e a[^q]*z $tmp/a40k.txt;-c -e a[^q]*z $tmp/a40k.txt"
   "\`[A-Z][a-z]+Exception\`, one 200 MB line;-c -E -e [A-Z][a-z]+Exception $tmp/line200m.txt;-c -e (?-u)[A-Z][a-z]+Exception $tmp/line200m.txt"
+  "\`[A-Z][a-z]+Exception\`, one 100 MB line of words;-c -e [A-Z][a-z]+Exception $tmp/words100m.txt;-c -e [A-Z][a-z]+Exception $tmp/words100m.txt"
+  "\`\\w+_t\\b\`, one 100 MB line of words;-c -e \\w+_t\\b $tmp/words100m.txt;-c -e \\w+_t\\b $tmp/words100m.txt"
+  "\`zqzqzq[0-9]\` (no match), one 100 MB line of words;-c -e zqzqzq[0-9] $tmp/words100m.txt;-c -e zqzqzq[0-9] $tmp/words100m.txt"
   "100,000-byte regex (alternation), 200 KB file;-c -E -f $tmp/regex100k.txt $tmp/text200k.txt;-c -f $tmp/regex100k.txt $tmp/text200k.txt"
   "hostile \`.gitignore\` glob (10 stars, 60-byte name);-c needle $tmp/tree;-c needle $tmp/tree"
 )

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -306,6 +307,29 @@ TEST(Secrets, an_unreadable_file_exits_2_naming_it_and_the_others_are_still_repo
   EXPECT_EQ(summary(r, t.path("data")), (Lines{"ok.txt:github-pat:1:1=" + kGithub}));
   EXPECT_NE(r.err.find("stealscan: " + t.path("data/locked.txt") + ": Permission denied"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("stealscan: " + t.path("data/dir") + ": Permission denied"), std::string::npos) << r.err;
+}
+
+// `stealscan secrets` runs stealscan-secrets from its own directory (the
+// search program does not load the secret scanner's libraries); without it
+// there, a clear error and status 2.
+TEST(Secrets, stealscan_secrets_runs_the_program_beside_it_or_says_it_is_missing) {
+  TempTree t;
+  t.write("data/a.txt", kGithub + "\n");
+  const ProcessResult through = run_process({kBin, "secrets", "--no-progress", "--no-cache", t.path("data")});
+  const std::string direct_bin = kBin.substr(0, kBin.rfind('/') + 1) + "stealscan-secrets";
+  const ProcessResult direct = run_process({direct_bin, "--no-progress", "--no-cache", t.path("data")});
+  EXPECT_EQ(through.status, 1) << through.err;  // a finding
+  EXPECT_EQ(through.out, direct.out);
+  EXPECT_EQ(direct.status, 1) << direct.err;
+  const std::string alone = t.path("alone/stealscan");
+  t.write("alone/.keep", "");
+  std::filesystem::copy_file(kBin, alone);
+  ::chmod(alone.c_str(), 0755);
+  const ProcessResult missing = run_process({alone, "secrets", "--list-rules"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("stealscan: cannot run " + t.path("alone/stealscan-secrets") + ": No such file or directory"),
+            std::string::npos)
+      << missing.err;
 }
 
 TEST(Secrets, a_stealscan_toml_at_the_root_is_used_and_may_extend_the_defaults) {

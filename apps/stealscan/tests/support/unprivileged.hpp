@@ -28,6 +28,13 @@ class Unprivileged {
     exe_ = dir_.path(std::filesystem::path(bin).filename().string());
     std::filesystem::copy_file(bin, exe_);
     ::chmod(exe_.c_str(), 0755);
+    // `stealscan secrets` runs the program beside it: copied too.
+    const std::filesystem::path secrets = std::filesystem::path(bin).parent_path() / "stealscan-secrets";
+    if (std::filesystem::exists(secrets)) {
+      const std::string copy = dir_.path("stealscan-secrets");
+      std::filesystem::copy_file(secrets, copy);
+      ::chmod(copy.c_str(), 0755);
+    }
   }
   // False as root without setpriv: the caller skips its test, saying so.
   [[nodiscard]] bool possible() const { return !exe_.empty(); }
