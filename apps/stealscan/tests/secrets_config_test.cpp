@@ -200,6 +200,21 @@ TEST(SecretsConfig, an_entropy_over_8_is_taken_with_a_warning_and_a_negative_one
             "rules.toml: rules[0] 'a': 'entropy' must be 0 or more bits per byte, got -1");
 }
 
+// entropyHex (stealscan's): the floor for a secret of hex digits only, 0 to 4
+// bits a byte; an extending rule may set it.
+TEST(SecretsConfig, entropy_hex_is_read_checked_and_merged) {
+  const RuleSet s = resolve_config(
+      parse_config("[[rules]]\nid = 'a'\nregex = 'x'\nentropy = 3.7\nentropyHex = 3.2\n", "rules.toml"), RuleSet{},
+      nullptr);
+  EXPECT_EQ(s.rules[0].entropy_hex, 3.2);
+  EXPECT_EQ(error_of("[[rules]]\nid = 'a'\nregex = 'x'\nentropyHex = 4.5\n"),
+            "rules.toml: rules[0] 'a': 'entropyHex' must be between 0 and 4 bits per byte (16 symbols), got 4.5");
+  const RuleSet base = resolve_config(parse_config("[[rules]]\nid = 'a'\nregex = 'x'\n", "base.toml"), RuleSet{}, nullptr);
+  const RuleSet ext = resolve_config(
+      parse_config("[extend]\nuseDefault = true\n[[rules]]\nid = 'a'\nentropyHex = 2.5\n", "ext.toml"), base, nullptr);
+  EXPECT_EQ(ext.rules[0].entropy_hex, 2.5);
+}
+
 TEST(SecretsConfig, composite_rules_read_their_required_parts_and_skip_report) {
   const RuleSet s = load(R"toml(
 [[rules]]

@@ -2273,9 +2273,9 @@ std::vector<Sample> samples() {
       {"coda-api-token",
        "CODA_API_TOKEN = \"0123abcd-4567-89ef-0123-456789abcdef\"",
        "CODA_API_TOKEN = \"0123abcd-4567-89ef-0123-456789abcdeg\""},
-      // Random-looking hex of 3.45 bits a character: below generic-secret's floor, above this one's.
-      {"generic-hex-secret", "API_KEY = \"951bc382db9abad29c68634761dd6e19\"",
-       "API_KEY = \"951bc382db9abad29c68634761dd6e1\""},
+      // Random-looking hex of 3.64 bits a byte: below generic-secret's floor (3.7), above its entropyHex (3.2).
+      {"generic-secret", "API_KEY = \"951bc382db9abad29c68634761dd6e19\"",
+       "API_KEY = \"1111222233334444aaaabbbbccccdddd\""},  // 3 bits a byte
       {"jwt-signing-secret",
        "JWT_SECRET = \"Zq7-vR2pX9wL4mK8\"",
        "JWT_SECRET = \"aaaaaaaaaaaa\""},
@@ -2460,7 +2460,7 @@ TEST(DefaultRules, a_specific_match_over_lines_takes_precedence_on_each_line_it_
                             secret + "\",\n});\n";
   EXPECT_EQ(rules_found(d, block), std::set<std::string>{"gitalk-client-secret"});
   // The same assignment outside such a block is the generic rule's.
-  EXPECT_EQ(rules_found(d, "\"clientSecret\": \"" + secret + "\",\n"), std::set<std::string>{"generic-hex-secret"});
+  EXPECT_EQ(rules_found(d, "\"clientSecret\": \"" + secret + "\",\n"), std::set<std::string>{"generic-secret"});
 }
 
 TEST(DefaultRules, a_match_ending_at_a_line_end_stops_before_the_newline) {

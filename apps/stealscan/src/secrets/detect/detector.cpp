@@ -393,7 +393,9 @@ void Detector::scan_range(const Compiled& c, std::string_view path, std::string_
     const std::string_view match_text(whole.data(), whole.size());
     const std::string_view secret_text(secret.data(), secret.size());
     const double entropy = shannon_entropy(secret_text);
-    if (c.rule->entropy && entropy < *c.rule->entropy) continue;
+    const std::optional<double>& floor =
+        c.rule->entropy_hex && is_long_hex(secret_text) ? c.rule->entropy_hex : c.rule->entropy;
+    if (floor && entropy < *floor) continue;
     const std::string_view line_text = lines.lines().lines(begin, end);
     if (allowed(c, Candidate{path, match_text, secret_text, line_text, commit, &s.line_verdicts_})) continue;
     if (inline_allows_ && lines.any(begin, end)) continue;

@@ -23,4 +23,14 @@ inline double shannon_entropy(std::string_view s) noexcept {
   return bits;
 }
 
+// Whether `s` is 32 hex digits or more and nothing else: a key of 128 bits or
+// more written in hex, where a rule's `entropyHex` applies. Shorter hex runs
+// (ids, timestamps, public key tokens) keep the rule's `entropy`.
+inline bool is_long_hex(std::string_view s) noexcept {
+  if (s.size() < 32) return false;
+  for (const char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+  return true;
+}
+
 }  // namespace stealscan::secrets

@@ -185,6 +185,9 @@ Rule read_rule(const toml::table& t, const std::string& name, std::size_t index,
   if (r.entropy && *r.entropy > 8)  // gitleaks takes it (a rule to disable one?)
     warnings.push_back(r.where + ": 'entropy' is " + describe(*t.get("entropy")) +
                        ", above the 8 bits a byte can hold: the rule reports nothing");
+  r.entropy_hex = f.number("entropyHex");
+  if (r.entropy_hex && (*r.entropy_hex < 0 || *r.entropy_hex > 4))
+    f.fail("entropyHex", "must be between 0 and 4 bits per byte (16 symbols), got " + describe(*t.get("entropyHex")));
   for (std::string& k : f.strings("keywords")) {
     if (k.empty()) f.fail("keywords", "holds an empty string");
     r.keywords.push_back(ascii_lower(std::move(k)));
@@ -218,6 +221,7 @@ Rule merge_rule(Rule base, Rule own) {
   if (!own.description.empty()) base.description = std::move(own.description);
   if (own.confidence) base.confidence = own.confidence;
   if (own.entropy && *own.entropy != 0) base.entropy = own.entropy;  // gitleaks: 0 is "not set"
+  if (own.entropy_hex) base.entropy_hex = own.entropy_hex;
   if (own.secret_group) base.secret_group = own.secret_group;
   if (!own.regex.empty()) base.regex = std::move(own.regex);
   if (!own.path.empty()) base.path = std::move(own.path);

@@ -80,6 +80,11 @@ struct Rule {
   std::string regex;            // empty: a path-only rule
   std::optional<int> secret_group;  // unset: the first group if any, else the match
   std::optional<double> entropy;    // minimum Shannon entropy of the secret, bits per byte
+  // stealscan's: the minimum when the secret is 32 hex digits or more and
+  // nothing else (`entropyHex`):
+  // 16 symbols give less entropy at the same randomness (a random 32-digit
+  // value has 3.6 bits a byte, median).
+  std::optional<double> entropy_hex;
   std::vector<std::string> keywords;  // lower case; empty: the rule always runs
   std::string path;             // regex on the file path; empty: any file
   std::vector<std::string> tags;
