@@ -20,6 +20,7 @@
 #include "scan/line_scanner.hpp"
 #include "match/matcher.hpp"
 #include "support/naive_grep.hpp"
+#include "support/temp_tree.hpp"
 
 namespace stealscan {
 namespace {
@@ -229,21 +230,17 @@ TEST(LineScanner, a_chunk_inside_one_long_line_owns_nothing_and_reads_only_its_r
   EXPECT_LE(res.bytes_read, 101u + 64u);  // its range and the byte before, in blocks
 }
 
-// A file on disk (FdSource, which may be mapped), removed when done.
+// A file on disk (FdSource, which may be mapped), open for reading, in a
+// TempTree that removes it.
 struct TempFile {
-  std::string path;
+  test::TempTree tree;
   int fd = -1;
   explicit TempFile(const std::string& text) {
-    char name[] = "/tmp/stealscan-line-scanner-XXXXXX";
-    fd = ::mkstemp(name);
-    path = name;
+    tree.write("file", text);
+    fd = ::open(tree.path("file").c_str(), O_RDONLY);
     EXPECT_GE(fd, 0);
-    EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
   }
-  ~TempFile() {
-    ::close(fd);
-    ::unlink(path.c_str());
-  }
+  ~TempFile() { ::close(fd); }
 };
 
 // As chunked(), over a file, the window mapping a very long line or not.

@@ -1,5 +1,5 @@
-// ascii.hpp: ASCII case helpers for keywords and stopwords (lower-cased once
-// when the config is read, compared caseless against file bytes).
+// ascii.hpp: ASCII helpers: case for keywords and stopwords (lower-cased once
+// when the config is read, compared caseless against file bytes), hex digits.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +8,10 @@
 #include <string_view>
 
 namespace stealscan::secrets {
+
+inline bool is_hex_digit(int c) noexcept {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 inline char ascii_lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 

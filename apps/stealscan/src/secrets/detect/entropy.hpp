@@ -2,10 +2,13 @@
 // per byte (0 for "", up to 8): what a rule's `entropy` is compared with.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <string_view>
+
+#include "secrets/detect/ascii.hpp"
 
 namespace stealscan::secrets {
 
@@ -28,9 +31,7 @@ inline double shannon_entropy(std::string_view s) noexcept {
 // (ids, timestamps, public key tokens) keep the rule's `entropy`.
 inline bool is_long_hex(std::string_view s) noexcept {
   if (s.size() < 32) return false;
-  for (const char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
-  return true;
+  return std::all_of(s.begin(), s.end(), [](char c) { return is_hex_digit(static_cast<unsigned char>(c)); });
 }
 
 }  // namespace stealscan::secrets

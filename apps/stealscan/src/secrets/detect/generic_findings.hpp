@@ -2,8 +2,9 @@
 // specific rule over a generic one (../README.md, "Findings"): a finding of a
 // generic rule (its id holds "generic", any case, or it is tagged "generic")
 // is dropped when a finding of a rule that is not, on the same line (or one
-// whose match spans that line), has a secret that contains its secret. `ghp_...` assigned to `token =` is then
-// one github-pat finding, not that and a generic-secret one. A generic rule
+// whose match spans that line), has a secret that contains its secret.
+// `ghp_...` assigned to `token =` is then one github-pat finding, not that and
+// a generic-secret one. A generic rule
 // of low confidence (a password of any strength) yields in turn to every
 // other generic rule: its finding is a fallback.
 #pragma once

@@ -4,6 +4,8 @@
 // nothing may be shared with it but declarations).
 #include "secrets/detect/text_classes.hpp"
 
+#include "secrets/detect/ascii.hpp"
+
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
@@ -16,10 +18,8 @@ bool base64_char(unsigned char c) {
          c == '-' || c == '_';
 }
 
-bool hex_digit(int c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-
 bool escape_start(unsigned char c, int next) {
-  if (c == '%') return hex_digit(next);
+  if (c == '%') return is_hex_digit(next);
   if (c == '\\') return next == 'u' || next == 'U' || next == '\\';
   return c == 'U' && next == '+';
 }
