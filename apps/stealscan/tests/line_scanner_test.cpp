@@ -268,8 +268,8 @@ std::pair<std::uint64_t, std::vector<Line>> chunked_file(const std::string& text
 }
 
 // A line longer than twice the window is held by mapping the rest of its file
-// (ScanWindow::map_rest), and chunks that start inside it map too: the lines,
-// their numbers and their matches are the reference's, as with reads.
+// (ScanWindow::map_rest): the lines, their numbers and their matches are the
+// reference's, as with reads, for chunks that start inside it too.
 TEST(LineScanner, a_line_longer_than_the_window_is_mapped_and_gives_the_lines_reads_give) {
   std::mt19937 rng(7);
   for (int round = 0; round < 12; ++round) {
@@ -316,7 +316,11 @@ TEST(LineScanner, a_line_longer_than_the_window_is_mapped_and_gives_the_lines_re
           }
         }
       }
-      EXPECT_TRUE(mapped_any) << "round " << round << ": no scan mapped its long line";
+      // A regex holds a long line whole (and maps it); literals search it in
+      // overlapping windows instead.
+      if (regex) {
+        EXPECT_TRUE(mapped_any) << "round " << round << ": no scan mapped its long line";
+      }
     }
   }
 }

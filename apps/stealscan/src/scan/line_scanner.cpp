@@ -107,15 +107,9 @@ class RangeScan {
     w_.reset(r_.begin - 1);
     const std::uint64_t stop = r_.end - 1;  // look at positions < stop
     std::uint64_t at = r_.begin - 1;
-    // Inside a long line: the rest of the file is mapped rather than read block
-    // by block (each read a copy), once another chunk of the file met a line
-    // longer than a chunk, or past two blocks of this one without a '\n'.
-    if (src_.long_line_noted()) static_cast<void>(w_.map_to_end(src_));
-    int reads = 0;
     while (at < stop) {
       if (at == w_.offset() + w_.size()) {
-        if (w_.eof()) break;
-        if (++reads > 2 && w_.map_to_end(src_)) continue;
+        if (w_.eof()) return false;
         read(w_.size());
         continue;
       }
@@ -129,7 +123,6 @@ class RangeScan {
       }
       at = w_.offset() + lim;
     }
-    src_.note_long_line();  // no line starts in the range: it lies inside one
     return false;
   }
 

@@ -4,7 +4,6 @@
 // end) or memory (the tests').
 #pragma once
 
-#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -32,12 +31,6 @@ class ByteSource {
   // A descriptor of a regular file whose bytes may be mapped (ScanWindow maps
   // the rest of a file to hold a very long line); -1 when there is none.
   [[nodiscard]] virtual int mappable_fd() const noexcept { return -1; }
-  // A hint the scans of one file share: one of them met a line longer than a
-  // chunk (it found no line start in its range), so the others map the file
-  // rather than read block after block what is most likely the same line. Only
-  // the way bytes arrive depends on it, never which bytes.
-  virtual void note_long_line() noexcept {}
-  [[nodiscard]] virtual bool long_line_noted() const noexcept { return false; }
 };
 
 class FdSource final : public ByteSource {
@@ -52,15 +45,10 @@ class FdSource final : public ByteSource {
   }
   [[nodiscard]] std::uint64_t size_hint() const override { return size_; }
   [[nodiscard]] int mappable_fd() const noexcept override { return fd_; }
-  // Relaxed: a hint with no partner; a chunk that reads it late reads its bytes
-  // instead of mapping them, and finds the same lines.
-  void note_long_line() noexcept override { long_line_.store(true, std::memory_order_relaxed); }
-  [[nodiscard]] bool long_line_noted() const noexcept override { return long_line_.load(std::memory_order_relaxed); }
 
  private:
   int fd_;
   std::uint64_t size_;
-  std::atomic<bool> long_line_{false};
 };
 
 // A descriptor that can only be read forward (a FIFO, a terminal, a socket,

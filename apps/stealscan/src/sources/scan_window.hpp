@@ -69,12 +69,6 @@ class ScanWindow {
   // or came up short at or past the source's size_hint(), or the rest is mapped.
   std::size_t refill(ByteSource& src, std::size_t keep, std::size_t n);
 
-  // Maps the file from offset() to its end in place of the buffer, as refill()
-  // does for a long line: for a scan that looks through a long stretch for a
-  // '\n' (a chunk that starts inside a long line). False when it cannot (no
-  // descriptor, --no-mmap, mapping failed): the window is unchanged.
-  bool map_to_end(ByteSource& src) { return mapped_ || map_rest(src, 0); }
-
  private:
   std::size_t normal_capacity() const noexcept;
   void reserve(std::size_t needed);  // capacity_ >= needed, keeping data()[0, size_)
