@@ -17,7 +17,7 @@ ScanReport run_scan(const ScanConfig& config, const Matcher& matcher, Diagnostic
   Stdout out;
   const SearchSetup setup(config, matcher);
   InFlightBudget budget(config.max_in_flight);
-  std::vector<Tally> tallies(config.workers + 1);  // the last one is the walker's
+  std::vector<Tally> tallies(config.workers + 1);  // the last one is the main thread's
   std::vector<WorkerOutput> outputs(config.workers, WorkerOutput(out, setup.grouped(), config.flush_per_file));
   const ScanShared shared{setup.settings(), matcher, setup.format(), budget, diag};
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every synchronisation tag in stealscan's code ([SCAN-budget-wake], ...) must be
+# Every synchronisation tag in stealscan's code ([SCAN-path-release], ...) must be
 # explained in its design notes, docs/design.md (each protocol written up once), as
 # scripts/check_protocol_tags.sh checks for the library.
 set -euo pipefail

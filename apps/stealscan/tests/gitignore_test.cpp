@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "walk/gitignore.hpp"
 #include "walk/glob.hpp"
@@ -188,30 +189,43 @@ TEST(Gitignore, a_deeper_file_overrides_a_shallower_one_where_it_has_a_rule) {
   EXPECT_FALSE(sub.ignored("/top/sub/a.txt", false));
 }
 
-TEST(InFlightBudget, a_blocked_walker_resumes_only_when_half_the_units_are_back) {
+TEST(InFlightBudget, grants_only_the_units_that_fit_and_never_waits) {
   InFlightBudget b(8);
-  auto never = [] { return false; };
-  ASSERT_TRUE(b.acquire(8, never));
-  std::atomic<bool> acquired{false};
-  std::thread walker([&] {
-    EXPECT_TRUE(b.acquire(2, never));  // 8 + 2 > 8: blocks
-    acquired.store(true);
-  });
-  while (!b.walker_waiting()) std::this_thread::yield();
-  for (int i = 0; i < 3; ++i) b.release();  // 5 in flight: 2 more would fit, but 5 > limit / 2
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_FALSE(acquired.load());
-  b.release();  // 4 = limit / 2
-  walker.join();
-  EXPECT_TRUE(acquired.load());
-  EXPECT_EQ(b.in_flight(), 6u);
+  EXPECT_EQ(b.take_up_to(5), 5u);
+  EXPECT_EQ(b.take_up_to(5), 3u);  // 3 fit
+  EXPECT_EQ(b.take_up_to(1), 0u);  // full: the caller scans the file itself
+  b.release();
+  EXPECT_EQ(b.take_up_to(4), 1u);
+  b.take(2);  // a file scanned by its walker, or named on the command line
+  EXPECT_EQ(b.in_flight(), 10u);
+  EXPECT_EQ(b.take_up_to(1), 0u);  // over the limit: nothing until 3 are back
+  for (int i = 0; i < 3; ++i) b.release();
+  EXPECT_EQ(b.take_up_to(3), 1u);
+  EXPECT_THROW(InFlightBudget(0), std::invalid_argument);
 }
 
-TEST(InFlightBudget, a_stopped_executor_ends_the_wait) {
-  InFlightBudget b(2);
-  ASSERT_TRUE(b.acquire(2, [] { return false; }));
-  EXPECT_FALSE(b.acquire(1, [] { return true; }));
-  EXPECT_THROW((void)b.acquire(3, [] { return false; }), std::invalid_argument);
+TEST(InFlightBudget, racing_takers_never_hold_more_than_the_limit) {
+  constexpr std::size_t kLimit = 16;
+  InFlightBudget b(kLimit);
+  std::atomic<std::size_t> held{0};  // raised after a grant, lowered before a release
+  std::atomic<std::size_t> most{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20000; ++i) {
+        const std::size_t k = b.take_up_to(1 + static_cast<std::size_t>((i + t) % 5));
+        const std::size_t now = held.fetch_add(k) + k;
+        std::size_t m = most.load();
+        while (now > m && !most.compare_exchange_weak(m, now)) {
+        }
+        held.fetch_sub(k);
+        for (std::size_t j = 0; j < k; ++j) b.release();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_LE(most.load(), kLimit);
+  EXPECT_EQ(b.in_flight(), 0u);
 }
 
 }  // namespace

@@ -75,7 +75,8 @@ Which files:
 Performance:
   -j, --threads N           worker threads (default: the CPUs this process may use)
       --chunk-size SIZE     bytes per read, and per chunk of a large file (default 256K)
-      --max-in-flight N     files queued or being scanned at once (default 1024)
+      --max-in-flight N     files queued at once (default 1024); past it, the
+                            worker that walks a directory scans them itself
       --no-mmap             read a line longer than two chunks, never map its file
                             (mapping it saves a copy; a file that shrinks while
                             mapped stops the program with SIGBUS)

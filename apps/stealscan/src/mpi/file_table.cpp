@@ -31,8 +31,8 @@ FileTable FileTable::walk(const std::vector<std::string>& paths, const WalkOptio
                           Tally& tally) {
   FileTable table;
   TableBuilder builder(table.bytes_);
-  Walker walker(walk, diag, tally);
-  for (const std::string& root : paths) walker.walk(root, builder);
+  Walker walker(walk, diag);
+  for (const std::string& root : paths) walker.walk(root, builder, tally);
   table.index();
   return table;
 }

@@ -210,7 +210,7 @@ void run_scan_task(const ScanShared& shared, ScanTask task, ScanCtx& ctx) {
     run_file(shared, task, ctx);
   } else {
     // Reading errors are handled inside; what is left to throw is running out of
-    // memory, which stops the executor (join() reports it, the walker stops).
+    // memory, which stops the executor (join() reports it; queued tasks are dropped).
     run_chunk(shared, task.job, task.number, ctx, false);
   }
 }

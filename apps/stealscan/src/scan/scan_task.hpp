@@ -22,12 +22,14 @@
 #include "match/matcher.hpp"
 #include "output/output.hpp"
 #include "walk/path_arena.hpp"
+#include "walk/walker.hpp"
 #include "sources/scan_window.hpp"
 #include "scan/tally.hpp"
 
 namespace stealscan {
 
 class FileJob;
+class Directory;
 
 struct ScanTask {
   enum class Kind : std::uint8_t {
@@ -35,14 +37,16 @@ struct ScanTask {
     operand,         // named on the command line: also a FIFO or device, read as a stream
     standard_input,  // `-`, or no path with input piped in: descriptor 0, shown as `path`
     chunk,           // a piece of a FileJob's file
+    directory,       // a directory to walk (scan/file_feed.hpp runs these; runners never see one)
   };
   Kind kind;
-  std::uint32_t number;  // file kinds: the path's length; chunk: the chunk's index
+  std::uint32_t number;  // file kinds: the path's length; chunk: the chunk's index; directory: unused
   union {
     const char* path;  // file kinds: NUL-terminated, in `block`
     FileJob* job;      // chunk
+    Directory* dir;    // directory: owned by the task
   };
-  PathBlock* block;  // file kinds: the block holding the path; chunk: unused
+  PathBlock* block;  // file kinds: the block holding the path; else unused
 
   static ScanTask file(const PathRef& p, Kind kind = Kind::file) {
     ScanTask t{kind, p.length, {}, p.block};
@@ -52,6 +56,11 @@ struct ScanTask {
   static ScanTask chunk(FileJob* j, std::uint32_t k) {
     ScanTask t{Kind::chunk, k, {}, nullptr};
     t.job = j;
+    return t;
+  }
+  static ScanTask directory(Directory* d) {
+    ScanTask t{Kind::directory, 0, {}, nullptr};
+    t.dir = d;
     return t;
   }
 };
@@ -80,6 +89,7 @@ struct WorkerScratch {
   LineScratch line;
   WorkerOutput* out;  // owned by the scan, flushed after join()
   Tally* tally;
+  WalkScratch walk = {};  // for the directory tasks it runs
 };
 
 using ScanCtx = stealpool::WorkerCtx<ScanTask, WorkerScratch>;

@@ -1,5 +1,5 @@
 // tally.hpp: Tally, one thread's running counts (files, bytes, matches, skips,
-// errors). Each worker and the walker own one, padded to its own cache line.
+// errors). Each worker and the main thread own one, padded to its own cache line.
 // Written only by its owner, as a relaxed load and store (no read-modify-write:
 // nobody else writes it); read by the progress thread while the scan runs, where
 // a slightly stale figure is fine, and summed by main after join(), when the

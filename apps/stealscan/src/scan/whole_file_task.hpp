@@ -20,6 +20,7 @@
 #include "scan/tally.hpp"
 #include "sources/archive/archive_scanner.hpp"
 #include "walk/in_flight_budget.hpp"
+#include "walk/walker.hpp"
 
 namespace stealscan {
 
@@ -49,6 +50,7 @@ struct WholeFileScratch {
   Tally* tally;
   std::string decoded = {};  // a UTF-16 file's text as UTF-8; kept as the buffer is
   std::unique_ptr<ArchiveScanner> archives = {};  // null: archives are not opened (--no-archives)
+  WalkScratch walk = {};  // for the directory tasks it runs
 };
 
 using WholeFileCtx = stealpool::WorkerCtx<ScanTask, WholeFileScratch>;

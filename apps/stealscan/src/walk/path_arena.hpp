@@ -1,5 +1,5 @@
-// path_arena.hpp: PathArena and PathBlock, where the walker keeps the paths of the
-// files in flight: appended to 64 KiB blocks, NUL-terminated (ready for open()),
+// path_arena.hpp: PathArena and PathBlock, where a walking thread keeps the paths
+// of the files it hands out: appended to 64 KiB blocks, NUL-terminated (ready for open()),
 // instead of one allocation per file. A file task holds {pointer, length, block}.
 //
 // A block counts its references: one per file task pointing into it, plus one for
@@ -30,7 +30,7 @@ class PathBlock {
 
   std::unique_ptr<char[]> data_;
   std::size_t capacity_;
-  std::size_t used_ = 0;                // walker only
+  std::size_t used_ = 0;                // the owning arena's thread only
   std::atomic<std::uint32_t> refs_{1};  // the arena's own while current
 };
 
@@ -40,7 +40,7 @@ struct PathRef {
   PathBlock* block;
 };
 
-// Walker only.
+// Its owner thread only (each worker that walks has one, in its WalkScratch).
 class PathArena {
  public:
   static constexpr std::size_t kBlockSize = 64 * 1024;
@@ -48,6 +48,9 @@ class PathArena {
   PathArena() = default;
   PathArena(const PathArena&) = delete;
   PathArena& operator=(const PathArena&) = delete;
+  // Moved with its owner's scratch, before any thread shares a block of it.
+  PathArena(PathArena&& other) noexcept : current_(other.current_) { other.current_ = nullptr; }
+  PathArena& operator=(PathArena&&) = delete;
   ~PathArena() { seal(); }
 
   // Copies `path` in and takes a reference for the task that will hold it. The

@@ -16,12 +16,6 @@
 
 namespace stealscan {
 
-struct Walker::Ancestor {
-  dev_t dev;
-  ino_t ino;
-  std::shared_ptr<const Ancestor> parent;
-};
-
 namespace {
 
 // dir/name into `out`, reusing its capacity (no allocation per entry).
@@ -33,21 +27,34 @@ void join(std::string& out, const std::string& dir, const char* name) {
 
 }  // namespace
 
-Walker::Walker(WalkOptions options, Diagnostics& diag, Tally& tally)
+std::span<const Directory::Entry> Directory::take(std::size_t n) noexcept {
+  const std::size_t k = std::min(n, remaining());
+  const std::span<const Entry> out(entries_.data() + next_, k);
+  next_ += k;
+  return out;
+}
+
+std::unique_ptr<Directory> Directory::child(const Entry& e) const {
+  return std::unique_ptr<Directory>(
+      new Directory(std::string(entry_path(e)), ignore_, up_, base_length_, /*operand=*/false));
+}
+
+Walker::Walker(WalkOptions options, Diagnostics& diag)
     : options_(std::move(options)),
       overrides_(options_.globs),
       types_(options_.types, options_.types_not),
       outer_(options_.gitignore ? global_excludes_path(std::getenv("HOME"), std::getenv("XDG_CONFIG_HOME")) : ""),
-      diag_(diag),
-      tally_(tally) {}
+      global_rules_(outer_.global_rules()),
+      diag_(diag) {}
 
 // The order of walk/README.md's "Which files": overrides, ignore files, types, hidden.
-bool Walker::skip(std::string_view path, std::string_view name, bool is_dir, const IgnoreStack* ignore) {
-  const IgnoreVerdict by_glob = overrides_.verdict(path.substr(base_length_), is_dir);
+bool Walker::skip(const Directory& dir, std::string_view path, std::string_view name, bool is_dir,
+                  const IgnoreStack* ignore, std::string& relative) const {
+  const IgnoreVerdict by_glob = overrides_.verdict(path.substr(dir.base_length_), is_dir);
   if (by_glob != IgnoreVerdict::none) return by_glob == IgnoreVerdict::ignore;
   bool included = false;  // explicitly, by a rule: then a hidden name is searched too
   if (ignore != nullptr) {
-    const IgnoreVerdict v = ignore->verdict(path, is_dir, scratch_);
+    const IgnoreVerdict v = ignore->verdict(path, is_dir, relative);
     if (v == IgnoreVerdict::ignore) return true;
     included = v == IgnoreVerdict::keep;
   }
@@ -72,66 +79,81 @@ bool check_operands(const std::vector<std::string>& paths, Diagnostics& diag, bo
   return true;
 }
 
-void Walker::error(std::string_view path, int err) {
+void Walker::error(std::string_view path, int err, Tally& tally) const {
   diag_.error(path, std::strerror(err));
-  Tally::add(tally_.errors, 1);
+  Tally::add(tally.errors, 1);
 }
 
-void Walker::walk(const std::string& root, WalkVisitor& visitor) {
+std::unique_ptr<Directory> Walker::operand(const std::string& root, WalkVisitor& visitor, Tally& tally) {
   struct stat st;
   if (::stat(root.c_str(), &st) != 0) {  // follows a link given on the command line
-    error(root, errno);
-    return;
+    error(root, errno, tally);
+    return nullptr;
   }
   if (!S_ISDIR(st.st_mode)) {
     visitor.on_operand(root);
-    return;
+    return nullptr;
   }
-  base_length_ = root.size() + (!root.empty() && root.back() == '/' ? 0 : 1);
-  std::shared_ptr<const IgnoreStack> outer = options_.gitignore ? outer_.for_operand(root, base_length_) : nullptr;
-  std::vector<Pending> stack;
-  stack.push_back(Pending{root, std::move(outer), nullptr, true});
+  const std::size_t base_length = root.size() + (!root.empty() && root.back() == '/' ? 0 : 1);
+  std::shared_ptr<const IgnoreStack> outer = options_.gitignore ? outer_.for_operand(root, base_length) : nullptr;
+  return std::unique_ptr<Directory>(new Directory(root, std::move(outer), nullptr, base_length, /*operand=*/true));
+}
+
+void Walker::walk(const std::string& root, WalkVisitor& visitor, Tally& tally) {
+  std::vector<std::unique_ptr<Directory>> stack;
+  if (auto top = operand(root, visitor, tally)) stack.push_back(std::move(top));
+  WalkScratch scratch;
   while (!stack.empty()) {
-    Pending dir = std::move(stack.back());
+    std::unique_ptr<Directory> dir = std::move(stack.back());
     stack.pop_back();
-    walk_directory(std::move(dir), stack, visitor);
+    if (!read(*dir, scratch, tally)) continue;
+    const std::size_t first_subdir = stack.size();
+    for (const Directory::Entry& e : dir->take(dir->remaining())) {
+      if (e.is_dir) {
+        stack.push_back(dir->child(e));
+      } else {
+        visitor.on_file(dir->entry_path(e));
+      }
+    }
+    // Subdirectories in listing order: the stack pops the last pushed first.
+    std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(first_subdir), stack.end());
   }
 }
 
-void Walker::walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisitor& visitor) {
-  const int fd = ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+bool Walker::read(Directory& dir, WalkScratch& scratch, Tally& tally) const {
+  dir.read_ = true;
+  const int fd = ::open(dir.path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    error(dir.path, errno);
-    return;
+    error(dir.path_, errno, tally);
+    return false;
   }
-  std::shared_ptr<const Ancestor> here;
   if (options_.follow) {
     struct stat st;
     if (::fstat(fd, &st) == 0) {
-      for (const Ancestor* a = dir.up.get(); a != nullptr; a = a->parent.get()) {
+      for (const Directory::Ancestor* a = dir.up_.get(); a != nullptr; a = a->parent.get()) {
         if (a->dev == st.st_dev && a->ino == st.st_ino) {
-          diag_.error(dir.path, "file system loop (a link to an ancestor directory): not followed");
-          Tally::add(tally_.loops, 1);
+          diag_.error(dir.path_, "file system loop (a link to an ancestor directory): not followed");
+          Tally::add(tally.loops, 1);
           ::close(fd);
-          return;
+          return false;
         }
       }
-      here = std::make_shared<const Ancestor>(Ancestor{st.st_dev, st.st_ino, dir.up});
+      dir.up_ = std::make_shared<const Directory::Ancestor>(Directory::Ancestor{st.st_dev, st.st_ino, dir.up_});
     }
   }
-  std::shared_ptr<const IgnoreStack> ignore = dir.ignore;
   if (options_.gitignore) {
     // Each kind is its own layer; their order on the stack does not matter
     // (IgnoreStack::verdict ranks kinds), the depth within a kind does.
-    const std::size_t base = dir.path.size() + (dir.path.back() == '/' ? 0 : 1);
+    std::shared_ptr<const IgnoreStack>& ignore = dir.ignore_;
+    const std::size_t base = dir.path_.size() + (dir.path_.back() == '/' ? 0 : 1);
     struct stat git;
-    if (!dir.operand && ::fstatat(fd, ".git", &git, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (!dir.operand_ && ::fstatat(fd, ".git", &git, AT_SYMLINK_NOFOLLOW) == 0) {
       // A nested repository: the outer .gitignore and exclude files stop here.
       ignore = IgnoreStack::repository_boundary(std::move(ignore));
-      for (auto [kind, rules] : {std::pair{IgnoreKind::global_excludes, outer_.global_rules()},
-                                 std::pair{IgnoreKind::git_exclude, read_git_exclude(dir.path)}}) {
-        if (!rules.empty()) ignore = std::make_shared<const IgnoreStack>(kind, std::move(rules), base, "", std::move(ignore));
-      }
+      if (!global_rules_.empty())
+        ignore = std::make_shared<const IgnoreStack>(IgnoreKind::global_excludes, global_rules_, base, "", std::move(ignore));
+      if (auto rules = read_git_exclude(dir.path_); !rules.empty())
+        ignore = std::make_shared<const IgnoreStack>(IgnoreKind::git_exclude, std::move(rules), base, "", std::move(ignore));
     }
     for (const auto& [kind, name] : {std::pair{IgnoreKind::gitignore, ".gitignore"}, std::pair{IgnoreKind::ignore, ".ignore"},
                                      std::pair{IgnoreKind::stealscanignore, ".stealscanignore"}}) {
@@ -141,17 +163,16 @@ void Walker::walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisito
   }
   DIR* d = ::fdopendir(fd);
   if (d == nullptr) {
-    error(dir.path, errno);
+    error(dir.path_, errno, tally);
     ::close(fd);
-    return;
+    return false;
   }
-  const std::size_t first_subdir = stack.size();
-  std::string path;
+  std::string& path = scratch.path;
   for (;;) {
     errno = 0;
     const dirent* e = ::readdir(d);
     if (e == nullptr) {
-      if (errno != 0) error(dir.path, errno);
+      if (errno != 0) error(dir.path_, errno, tally);
       break;
     }
     const char* name = e->d_name;
@@ -160,33 +181,28 @@ void Walker::walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisito
     if (type == DT_UNKNOWN || (type == DT_LNK && options_.follow)) {
       struct stat st;
       const int flags = options_.follow ? 0 : AT_SYMLINK_NOFOLLOW;
-      if (::fstatat(fd, name, &st, flags) != 0) {
+      if (::fstatat(::dirfd(d), name, &st, flags) != 0) {
         const int err = errno;
         if (name[0] == '.' && !options_.hidden) continue;  // would be skipped as hidden: no error
-        join(path, dir.path, name);
+        join(path, dir.path_, name);
         if (err == ENOENT && type == DT_LNK) {
           diag_.error(path, "broken symbolic link");
-          Tally::add(tally_.errors, 1);
+          Tally::add(tally.errors, 1);
         } else {
-          error(path, err);
+          error(path, err, tally);
         }
         continue;
       }
       type = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
     }
     if (type != DT_REG && type != DT_DIR) continue;  // links (not followed), devices, FIFOs, sockets
-    join(path, dir.path, name);
-    if (skip(path, name, type == DT_DIR, ignore.get())) continue;
-    if (type == DT_REG) {
-      visitor.on_file(path);
-    } else {
-      stack.push_back(Pending{path, ignore, here});
-    }
+    join(path, dir.path_, name);
+    if (skip(dir, path, name, type == DT_DIR, dir.ignore_.get(), scratch.relative)) continue;
+    dir.entries_.push_back(Directory::Entry{dir.paths_.size(), static_cast<std::uint32_t>(path.size()), type == DT_DIR});
+    dir.paths_.append(path);
   }
   ::closedir(d);  // closes fd
-  // Subdirectories in listing order: the stack pops the last pushed first.
-  std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(first_subdir), stack.end());
-  visitor.on_directory_done();
+  return true;
 }
 
 }  // namespace stealscan

@@ -1,10 +1,21 @@
-// walker.hpp: Walker, the discovery side of the scan: walks the paths given on
-// the command line depth-first and reports every regular file to scan.
+// walker.hpp: the discovery side of the scan: which regular files below the
+// paths given on the command line get scanned.
 //
-// Runs on one thread (the main thread, which also spawns the file tasks; seed
-// 000's discovery loop). It is cheap per entry: the type comes from the directory
-// listing (d_type), so only symbolic links, and file systems that do not fill
-// d_type, cost a stat; paths are built by appending to the directory's path.
+// The walk is split so that any number of threads can do it at once:
+// - a `Directory` is one directory to read: its path, the ignore rules that
+//   apply inside it (shared, immutable) and, with -L, its ancestors. Once read,
+//   it holds the entries the rules keep, in listing order, and hands them out in
+//   batches (`take`); a subdirectory entry becomes a new `Directory` (`child`).
+//   One thread at a time owns a Directory: whoever holds its task.
+// - `Walker` holds the rules (const once built) and reads a Directory (`read`),
+//   from any thread, with that thread's `WalkScratch` and tally.
+// The scan (scan/file_feed.hpp) runs each Directory as a task on the executor's
+// workers; `Walker::walk` is the same walk on the calling thread, for
+// stealscan-mpi's file table and for tests.
+//
+// It is cheap per entry: the type comes from the directory listing (d_type), so
+// only symbolic links, and file systems that do not fill d_type, cost a stat;
+// paths are built by appending to the directory's path.
 //
 // Rules (walk/README.md):
 // - Hidden entries (name starting with '.') are skipped unless `hidden`; a path
@@ -25,16 +36,22 @@
 //   pipe, `<(cmd)`, /dev/stdin): the user asked for it.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "output/diagnostics.hpp"
 #include "walk/file_types.hpp"
 #include "walk/gitignore.hpp"
 #include "walk/outer_ignores.hpp"
 #include "walk/overrides.hpp"
+#include "walk/path_arena.hpp"
 #include "scan/tally.hpp"
 
 namespace stealscan {
@@ -55,8 +72,6 @@ class WalkVisitor {
   // A command-line path that is not a directory: a regular file, or a FIFO,
   // device or socket the user named (read as a stream).
   virtual void on_operand(std::string_view path) = 0;
-  // After each directory's entries: a point to hand over a partial batch.
-  virtual void on_directory_done() {}
 
  protected:
   ~WalkVisitor() = default;
@@ -67,36 +82,93 @@ class WalkVisitor {
 // them is a directory in *any_directory (when not null).
 bool check_operands(const std::vector<std::string>& paths, Diagnostics& diag, bool* any_directory = nullptr);
 
-class Walker {
+// One directory of the walk. Before `Walker::read`: where to read and what
+// applies there; after: the entries kept, handed out by `take`.
+class Directory {
  public:
-  // Reads $HOME and $XDG_CONFIG_HOME for the global excludes file. Throws
-  // GlobError or std::invalid_argument for a bad glob or type (the command
-  // line's parser has checked them).
-  Walker(WalkOptions options, Diagnostics& diag, Tally& tally);
+  struct Entry {
+    std::size_t offset;   // of its path in the directory's path buffer
+    std::uint32_t length;
+    bool is_dir;
+  };
 
-  // Walks one command-line path (a file or a directory).
-  void walk(const std::string& root, WalkVisitor& visitor);
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] bool is_read() const noexcept { return read_; }
+  // Entries not yet taken.
+  [[nodiscard]] std::size_t remaining() const noexcept { return entries_.size() - next_; }
+  // The next `n` entries (fewer at the end), in listing order. Valid until the
+  // Directory is destroyed.
+  [[nodiscard]] std::span<const Entry> take(std::size_t n) noexcept;
+  // An entry's path: the directory's path, '/', its name.
+  [[nodiscard]] std::string_view entry_path(const Entry& e) const noexcept { return {paths_.data() + e.offset, e.length}; }
+  // A subdirectory entry as a Directory to read, under the rules that apply here.
+  [[nodiscard]] std::unique_ptr<Directory> child(const Entry& e) const;
 
  private:
-  struct Ancestor;  // a directory on the way down, for loop detection (follow only)
-  struct Pending {
-    std::string path;
-    std::shared_ptr<const IgnoreStack> ignore;
-    std::shared_ptr<const Ancestor> up;
-    bool operand = false;  // the walk's root: its repository is OuterIgnores' business
+  friend class Walker;
+  struct Ancestor {  // a directory on the way down, for loop detection (follow only)
+    dev_t dev;
+    ino_t ino;
+    std::shared_ptr<const Ancestor> parent;
   };
-  void walk_directory(Pending dir, std::vector<Pending>& stack, WalkVisitor& visitor);
-  void error(std::string_view path, int err);
-  [[nodiscard]] bool skip(std::string_view path, std::string_view name, bool is_dir, const IgnoreStack* ignore);
+  Directory(std::string path, std::shared_ptr<const IgnoreStack> ignore, std::shared_ptr<const Ancestor> up,
+            std::size_t base_length, bool operand)
+      : path_(std::move(path)), ignore_(std::move(ignore)), up_(std::move(up)), base_length_(base_length),
+        operand_(operand) {}
+
+  std::string path_;
+  std::shared_ptr<const IgnoreStack> ignore_;  // before read: from above; after: with this directory's files
+  std::shared_ptr<const Ancestor> up_;         // before read: the ancestors; after: with this directory
+  std::size_t base_length_;                    // of the operand being walked, with its '/'
+  bool operand_;                               // the walk's root: its repository is OuterIgnores' business
+  bool read_ = false;
+  std::string paths_;  // the kept entries' paths, back to back
+  std::vector<Entry> entries_;
+  std::size_t next_ = 0;
+};
+
+// A thread's reusable buffers for `Walker::read`, and where it keeps the paths
+// of the file tasks it makes (the scan's; owner thread only).
+struct WalkScratch {
+  std::string relative;  // paths relative to ignore files above the operand
+  std::string path;      // the entry being decided
+  PathArena paths;
+};
+
+class Walker {
+ public:
+  // Reads $HOME and $XDG_CONFIG_HOME, and the global excludes file they name.
+  // Throws GlobError or std::invalid_argument for a bad glob or type (the
+  // command line's parser has checked them).
+  Walker(WalkOptions options, Diagnostics& diag);
+
+  // One thread (the one that walks the command line). A command-line path: a
+  // directory is returned, to read; anything else goes to `visitor.on_operand`
+  // and null is returned; a path that cannot be stat'ed is reported, counted in
+  // `tally`, and null is returned.
+  [[nodiscard]] std::unique_ptr<Directory> operand(const std::string& root, WalkVisitor& visitor, Tally& tally);
+
+  // Any thread, any number at once (each with its own scratch and tally):
+  // reads `dir` (not yet read) and keeps the entries the rules keep. Returns
+  // false, having reported and counted why, if it could not be read or is a
+  // file system loop.
+  [[nodiscard]] bool read(Directory& dir, WalkScratch& scratch, Tally& tally) const;
+
+  // The whole walk of one command-line path on the calling thread: files in a
+  // directory's listing order, then its subdirectories, depth first.
+  void walk(const std::string& root, WalkVisitor& visitor, Tally& tally);
+
+ private:
+  void error(std::string_view path, int err, Tally& tally) const;
+  [[nodiscard]] bool skip(const Directory& dir, std::string_view path, std::string_view name, bool is_dir,
+                          const IgnoreStack* ignore, std::string& relative) const;
 
   WalkOptions options_;
   Overrides overrides_;
   TypeFilter types_;
-  OuterIgnores outer_;
-  std::size_t base_length_ = 0;  // of the operand being walked, with its '/'
-  std::string scratch_;          // paths relative to ignore files above the operand
+  OuterIgnores outer_;                        // operand() only
+  std::vector<IgnoreRule> global_rules_;      // read once: nested repositories take them
   Diagnostics& diag_;
-  Tally& tally_;
 };
 
 }  // namespace stealscan
