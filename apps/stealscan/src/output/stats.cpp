@@ -30,7 +30,7 @@ std::string format_stats(const ScanReport& r, std::size_t workers) {
   s += line("  skipped          %llu binary, %llu over --max-filesize, %llu link loops\n", u(t.binary),
             u(t.too_large), u(t.loops));
   s += line("  errors           %llu\n", u(t.errors));
-  s += line("  time             %.3f s, %s/s, %zu workers and the walking thread\n", r.seconds,
+  s += line("  time             %.3f s, %s/s, %zu workers (walking and scanning)\n", r.seconds,
             human_bytes(r.seconds > 0 ? static_cast<double>(t.bytes) / r.seconds : 0).c_str(), workers);
   s += line("  executor tasks   %llu run: %llu from own deque, %llu from the injector, %llu stolen\n",
             u(m.tasks_executed), u(m.tasks_from_local), u(m.tasks_from_injector), u(m.tasks_from_steal));
