@@ -141,7 +141,7 @@ struct SimRank {
   std::vector<UtsNode> running;  // [worker]: the node it runs
   std::int64_t link_free_ps = 0;      // the outgoing link sends nothing before this
   std::int64_t last_arrival_ps = 0;   // messages of one sender arrive in order (MPI's non-overtaking)
-  std::uint64_t passed_wave = 0;      // the wave in which the token last left this rank
+  std::uint64_t passed_wave = 0;      // the wave this rank last reported to (rank 0: started)
   std::deque<std::size_t> inbox;      // sleeping_progress: arrived, not yet received (message slots)
   unsigned quiet_rounds = 0;          // sleeping_progress: rounds in a row that did nothing
   std::int64_t last_busy_ps = 0;      // sleeping_progress: when a round last did something
@@ -199,7 +199,8 @@ class RankSim {
   std::vector<std::size_t> free_;
   std::uint64_t counted_in_flight_ = 0;
   std::uint64_t wave_ = 0;        // waves started by rank 0
-  bool token_out_ = false;        // a wave is under way: the token has left rank 0 and not come back
+  bool token_out_ = false;        // a wave is under way: started by rank 0, not every report back
+  std::size_t root_reports_ = 0;  // reports of rank 0's children to the wave under way
   bool declared_ = false;
   std::vector<std::uint64_t> fingerprints_;
   std::vector<UtsNode> children_;
@@ -224,11 +225,12 @@ void RankSim::send(int source, int dest, int tag, std::vector<std::byte> bytes, 
   if (c_.jitter > 0) latency += c_.latency_s * c_.jitter * static_cast<double>(rng_.next_u64() >> 11) * 0x1.0p-53;
   const std::int64_t arrive = std::max<std::int64_t>(s.link_free_ps + std::llround(latency / kPicosecond), s.last_arrival_ps);
   s.last_arrival_ps = arrive;
-  if (tag == mpi::detail::kToken && source == 0) {
+  if (tag == mpi::detail::kWaveDown && source == 0 && !token_out_) {  // the first of rank 0's
     ++wave_;
     token_out_ = true;
+    root_reports_ = 0;
   }
-  if (tag == mpi::detail::kToken) s.passed_wave = wave_;
+  if (tag == mpi::detail::kWaveUp || (tag == mpi::detail::kWaveDown && source == 0)) s.passed_wave = wave_;
   if (counted) ++counted_in_flight_;
   std::size_t slot;
   if (free_.empty()) {
@@ -276,7 +278,10 @@ void RankSim::hand_over(std::size_t slot) {
     std::printf("  t=%.9f %d -> %d %s (%zu bytes)\n", static_cast<double>(now_ps_) * kPicosecond, m.source, m.dest,
                 mpi::detail::tag_name(m.tag), m.bytes.size());
   if (m.counted && token_out_ && d.passed_wave == wave_) ++result_.crossings[m.tag & 7];
-  if (m.tag == mpi::detail::kToken && m.dest == 0) token_out_ = false;
+  if (m.tag == mpi::detail::kWaveUp && m.dest == 0 &&
+      ++root_reports_ == std::min<std::size_t>(static_cast<std::size_t>(c_.protocol.wave_arity),
+                                               static_cast<std::size_t>(c_.ranks - 1)))
+    token_out_ = false;
   d.protocol.receive(m.source, m.tag, m.bytes);
 }
 

@@ -83,8 +83,8 @@ struct RankSimResult {
   std::uint64_t messages = 0;     // every message delivered, token and notices included
   std::uint64_t bytes = 0;        // their bytes, headers included
   std::uint64_t token_waves = 0;
-  // Counted messages that reached a rank after the token had passed it in the
-  // current wave (the case Safra's colour is for), by tag (index = Tag).
+  // Counted messages that reached a rank after it had reported to the current
+  // wave (the case Safra's colour is for), by tag (index = Tag).
   std::uint64_t crossings[8] = {};
   std::uint64_t events = 0;
   std::vector<mpi::RankMetrics> per_rank;

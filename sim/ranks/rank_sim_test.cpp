@@ -1,6 +1,6 @@
 // sim/ranks/rank_sim_test.cpp: the rank simulator running the real RankProtocol
 // (README.md in this folder): exact counts at 1 to 1,024 ranks, termination with
-// steal replies and lifeline pushes crossing the token, one rank holding all the
+// steal replies and lifeline pushes crossing the wave, waves of every arity, one rank holding all the
 // work, a cancel, determinism, refused settings. Behaviour only: every check is
 // a count or an invariant, never a time.
 #include <gtest/gtest.h>
@@ -59,10 +59,10 @@ TEST(RankSim, EveryNodeRunsExactlyOnceAt1_2_16_64And1024Ranks) {
   }
 }
 
-// The case Safra's colours are for: a counted message reaching a rank after the
-// token left it in the same wave. Steal replies and lifeline pushes must both
+// The case Safra's colours are for: a counted message reaching a rank after it
+// reported to the wave under way. Steal replies and lifeline pushes must both
 // do so on these seeds, and termination must still wait for them.
-TEST(RankSim, TerminationWaitsForStealRepliesAndLifelinePushesThatCrossTheToken) {
+TEST(RankSim, TerminationWaitsForStealRepliesAndLifelinePushesThatCrossTheWave) {
   std::uint64_t replies = 0, pushes = 0;
   for (int ranks : {3, 16}) {
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
@@ -73,13 +73,36 @@ TEST(RankSim, TerminationWaitsForStealRepliesAndLifelinePushesThatCrossTheToken)
       pushes += r.crossings[kLifelinePush];
     }
   }
-  EXPECT_GT(replies, 0u) << "no steal reply crossed the token: the test lost its point";
-  EXPECT_GT(pushes, 0u) << "no lifeline push crossed the token: the test lost its point";
+  EXPECT_GT(replies, 0u) << "no steal reply crossed a wave: the test lost its point";
+  EXPECT_GT(pushes, 0u) << "no lifeline push crossed a wave: the test lost its point";
+}
+
+// The wave tree's shape does not change the outcome: from a chain (arity 1)
+// through the default 8 to a star (every rank a child of rank 0), every node runs
+// once and termination is declared only when it holds; a wave costs one wave-down
+// and one wave-up per rank but rank 0.
+TEST(RankSim, TerminationHoldsForEveryWaveTreeFromAChainToAStar) {
+  const workloads::UtsStats serial = workloads::uts_serial(kSmallGeometric);
+  for (int arity : {1, 2, 8, 63}) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      RankSimConfig c = small(kSmallGeometric, 64, 1, seed);
+      c.protocol.wave_arity = arity;
+      const RankSimResult r = run_rank_sim(c);
+      SCOPED_TRACE("arity " + std::to_string(arity) + " seed " + std::to_string(seed));
+      ASSERT_TRUE(r.violations.empty()) << violations(r);
+      EXPECT_EQ(r.nodes, serial.nodes);
+      EXPECT_GE(r.token_waves, 1u);
+      std::uint64_t sent = 0;
+      for (const auto& m : r.per_rank) sent += m.messages_sent;
+      // At least the waves' own messages (2 per rank but 0, per wave) and the notices.
+      EXPECT_GE(sent, r.token_waves * 2 * 63 + 63);
+    }
+  }
 }
 
 TEST(RankSim, ARankThatStartsWithAllTheWorkFeedsRanksThatStartWithNone) {
   const workloads::UtsStats serial = workloads::uts_serial(kSmallGeometric);
-  for (int start : {0, 7, 15}) {  // rank 0 (the token's home), a middle rank, the last
+  for (int start : {0, 7, 15}) {  // rank 0 (the wave tree's root), a middle rank, the last
     RankSimConfig c = small(kSmallGeometric, 16, 1, 5);
     c.start_rank = start;
     const RankSimResult r = run_rank_sim(c);
@@ -161,6 +184,9 @@ TEST(RankSim, BadSettingsAreRefusedNamingTheValue) {
   RankSimConfig start = c;
   start.start_rank = 4;
   refused(start, "start rank must be 0..ranks-1, got 4");
+  RankSimConfig flat = c;
+  flat.protocol.wave_arity = 0;
+  refused(flat, "wave_arity must be >= 1 (got 0)");
   EXPECT_THROW((void)tree_by_name("T9"), std::invalid_argument);
   try {
     (void)tree_by_name("T9");

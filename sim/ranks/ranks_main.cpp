@@ -4,7 +4,8 @@
 //   stealpool_sim ranks --tree T1|T3|... [--ranks N] [--workers W] [--latency-us L]
 //       [--bandwidth-gbps B] [--node-ns C] [--seed S | --seeds A..B] [--jitter J]
 //       [--start-rank R] [--fail-rank R --fail-after K] [--random-steals N]
-//       [--max-batch N] [--mutant ignore-black|pass-token-when-busy] [--progress polling|sleeping]
+//       [--max-batch N] [--wave-arity K] [--mutant ignore-black|pass-token-when-busy]
+//       [--progress polling|sleeping]
 //       [--per-rank] [--trace]
 //
 // Prints one line per seed (nodes, time, efficiency, messages, crossings), then
@@ -142,6 +143,7 @@ int ranks_main(int argc, char** argv) {
       else if (a == "--random-steals") c.protocol.random_steals = static_cast<std::size_t>(count(0, 1 << 20));
       else if (a == "--max-batch") c.protocol.max_batch = static_cast<std::size_t>(count(1, 1 << 30));
       else if (a == "--mutant") c.protocol.mutant = mutant_by_name(value());
+      else if (a == "--wave-arity") c.protocol.wave_arity = static_cast<int>(count(1, 1 << 20));
       else if (a == "--progress") {
         const std::string v = value();
         if (v == "polling") c.sleeping_progress = false;

@@ -92,7 +92,7 @@ void Progress::run() {
     ++protocol_.metrics().progress_naps;
     pool_.nap(std::chrono::microseconds(us));  // ends early when the rank runs dry ([MPI-dry-bell])
   }
-  // Every counted message has been received (the token said so) and each rank got
+  // Every counted message has been received (the wave said so) and each rank got
   // its termination notice, so every send of ours completes.
   for (PendingSend& s : sends_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
   sends_.clear();

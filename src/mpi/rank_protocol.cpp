@@ -1,12 +1,14 @@
 // src/mpi/rank_protocol.cpp: RankProtocol, one rank's decisions in the
 // distributed protocol: steals between ranks, lifelines, Dijkstra-Safra
-// termination, cancellation (include/stealpool/mpi/README.md). No MPI here: the
+// termination by waves along a tree, cancellation (include/stealpool/mpi/README.md). No MPI here: the
 // transports are src/mpi/progress.cpp and sim/ranks/.
 #include "stealpool/mpi/detail/rank_protocol.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <span>
+#include <stdexcept>
+#include <string>
 
 namespace stealpool::mpi::detail {
 
@@ -17,7 +19,8 @@ const char* tag_name(int tag) noexcept {
     case kLifelineRequest: return "lifeline-request";
     case kLifelinePush: return "lifeline-push";
     case kCancel: return "cancel";
-    case kToken: return "token";
+    case kWaveDown: return "wave-down";
+    case kWaveUp: return "wave-up";
     case kTerminate: return "terminate";
     default: return "unknown";
   }
@@ -36,7 +39,13 @@ RankProtocol::RankProtocol(int rank, int size, const ProtocolConfig& config, Loc
   for (int bit = 1; bit < size_; bit <<= 1)
     if ((rank_ ^ bit) < size_) lifeline_buddies_.push_back(rank_ ^ bit);
   lifeline_registered_.assign(lifeline_buddies_.size(), false);
-  has_token_ = rank_ == 0;  // rank 0 starts the waves
+  // The wave tree (README.md, "Termination"): rank 0 at the root, `arity`
+  // children a rank, so a wave is 2 * ceil(log_arity(size)) hops deep.
+  if (config_.wave_arity < 1)
+    throw std::invalid_argument("RankProtocol: wave_arity must be >= 1 (got " + std::to_string(config_.wave_arity) + ")");
+  const long long k = config_.wave_arity;
+  if (rank_ > 0) parent_ = static_cast<int>((rank_ - 1) / k);
+  for (long long c = k * rank_ + 1; c <= k * rank_ + k && c < size_; ++c) children_.push_back(static_cast<int>(c));
 }
 
 bool RankProtocol::passive() const noexcept {
@@ -49,7 +58,7 @@ bool RankProtocol::step() {
   bool busy = false;
   // [MPI-failed-before-dry] dry first, failed second: a worker sets its failure
   // before it gives up its token, so a rank seen dry here has its failure seen
-  // below and broadcasts the cancel before it can pass the token as passive.
+  // below and broadcasts the cancel before it can report to a wave as passive.
   const bool dry = pool_.dry();
   if (!cancel_sent_ && pool_.failed()) {
     broadcast_cancel();
@@ -57,8 +66,8 @@ bool RankProtocol::step() {
   }
   if (!dry && !cancelled_) busy |= serve_lifelines();
   if (dry && !hunting_ && !hunt_done_) busy |= hunt();
-  const bool may_pass = config_.mutant == SafraMutant::kPassTokenWhenBusy || (dry && passive());
-  if (has_token_ && may_pass) busy |= pass_token();
+  const bool may_report = config_.mutant == SafraMutant::kPassTokenWhenBusy || (dry && passive());
+  if (may_report) busy |= advance_wave();
   return busy;
 }
 
@@ -93,13 +102,24 @@ void RankProtocol::receive(int source, int tag, std::vector<std::byte>& bytes) {
         failure_text_.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       }
       break;
-    case kToken:
-      std::memcpy(&token_, bytes.data(), std::min(bytes.size(), sizeof token_));
-      has_token_ = true;
-      token_returned_ = rank_ == 0;
+    case kWaveDown:
+      // Passed on at once: the subtree's reports then gather while we work.
+      in_wave_ = true;
+      replies_due_ = children_.size();
+      subtree_ = Report{0, 0};
+      for (int c : children_) send(c, kWaveDown, {});
       break;
+    case kWaveUp: {
+      Report r{0, 0};
+      std::memcpy(&r, bytes.data(), std::min(bytes.size(), sizeof r));
+      subtree_.q += r.q;
+      subtree_.black |= r.black;
+      if (replies_due_ > 0) --replies_due_;
+      break;
+    }
     case kTerminate:
       terminated_ = true;
+      for (int c : children_) send(c, kTerminate, {});
       break;
     default:
       break;  // not ours: the transport's channel is the protocol's own, so this cannot happen
@@ -222,31 +242,46 @@ void RankProtocol::send_lifeline_requests() {
   hunt_done_ = true;  // passive from here until work arrives
 }
 
-bool RankProtocol::pass_token() {
+// Called when the rank is passive. Rank 0 starts a wave, or decides one whose
+// reports are all in; any other rank reports once its children have.
+bool RankProtocol::advance_wave() {
   if (size_ == 1) {
     terminated_ = true;  // passive, and with one rank there are no messages
     return true;
   }
+  if (rank_ == 0 && !in_wave_) {
+    start_wave();
+    return true;
+  }
+  if (!in_wave_ || replies_due_ > 0) return false;
   if (rank_ == 0) {
-    const bool white = config_.mutant == SafraMutant::kIgnoreBlack || (token_.black == 0 && !black_);
-    if (token_returned_ && white && token_.q + count_ == 0) {
-      for (int r = 1; r < size_; ++r) send(r, kTerminate, {});
+    const bool white = config_.mutant == SafraMutant::kIgnoreBlack || (subtree_.black == 0 && !black_);
+    if (white && subtree_.q + count_ == 0) {
       terminated_ = true;
+      for (int c : children_) send(c, kTerminate, {});
       return true;
     }
-    token_ = Token{0, 0};  // a new wave
-    ++metrics_.token_waves;
-  } else {
-    token_.q += count_;
-    token_.black |= black_ ? 1 : 0;
+    start_wave();
+    return true;
   }
-  black_ = false;
-  has_token_ = false;
-  token_returned_ = false;
-  std::vector<std::byte> bytes(sizeof token_);
-  std::memcpy(bytes.data(), &token_, sizeof token_);
-  send((rank_ + 1) % size_, kToken, std::move(bytes));
+  const Report r{subtree_.q + count_, subtree_.black | (black_ ? 1 : 0)};
+  black_ = false;  // white from this report on
+  in_wave_ = false;
+  std::vector<std::byte> bytes(sizeof r);
+  std::memcpy(bytes.data(), &r, sizeof r);
+  send(parent_, kWaveUp, std::move(bytes));
   return true;
+}
+
+// Rank 0, passive: a new wave down the tree. Rank 0 whitens itself: its colour
+// at the decision says what it received since this start.
+void RankProtocol::start_wave() {
+  ++metrics_.token_waves;
+  black_ = false;
+  in_wave_ = true;
+  replies_due_ = children_.size();
+  subtree_ = Report{0, 0};
+  for (int c : children_) send(c, kWaveDown, {});
 }
 
 void RankProtocol::broadcast_cancel() {

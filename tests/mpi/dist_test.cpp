@@ -224,7 +224,7 @@ bool exception_reaches_the_caller_on_its_rank() {
 // requests, replies and lifeline pushes are in flight while the Safra token goes
 // round. Every run must still run each task exactly once and end on every rank.
 // With 2 ranks or more each run needs a second wave whatever the timing: rank 1
-// hunts at once and cannot pass the token before its reply has come (it is not
+// hunts at once and cannot report to a wave before its reply has come (it is not
 // passive), and that receipt makes it black, so the first wave fails. Fewer
 // waves than that would mean Safra's colour rule did not act.
 bool termination_waits_for_in_flight_steals() {

@@ -1,6 +1,6 @@
 // stealpool/mpi/detail/progress.hpp: Progress, the MPI transport of one rank's
 // side of the distributed protocol. The decisions (steals, lifelines, the
-// Dijkstra-Safra token, the cancel) are RankProtocol's (rank_protocol.hpp,
+// Dijkstra-Safra waves, the cancel) are RankProtocol's (rank_protocol.hpp,
 // ../README.md); Progress receives MPI messages and hands them to it, sends what
 // it asks with MPI_Isend, completes the sends, and sleeps when a round did
 // nothing. Runs on the thread that called DistExecutor::run(); that thread makes
@@ -25,7 +25,7 @@ class Progress final : private Transport {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  // Until the Safra token says every rank is passive and no message is in
+  // Until a Safra wave says every rank is passive and no message is in
   // flight; every message of the run has been received when it returns, and every
   // send has completed.
   void run();

@@ -1,8 +1,8 @@
 // stealpool/mpi/detail/rank_protocol.hpp: RankProtocol, the decisions of one
 // rank in the distributed protocol (../README.md): when to hunt, which victim,
 // random steals then lifeline requests, recording and serving lifeline thieves,
-// Dijkstra-Safra's count, colour and token, the passive test, the cancel
-// broadcast and the termination notice. Policy only: no MPI here. It is given
+// Dijkstra-Safra's count and colour gathered by waves along a tree of the ranks,
+// the passive test, the cancel broadcast and the termination notice. Policy only: no MPI here. It is given
 // events (a message arrived; a round of decisions is due) and acts through two
 // small interfaces: the rank's pool (LocalPool: dry, take_half, give, cancel,
 // failed) and a Transport that carries its messages.
@@ -26,14 +26,23 @@
 
 namespace stealpool::mpi::detail {
 
-// The message kinds, also the MPI tags. Counted (Safra) are all but the token and
-// the termination notice (README.md, "Termination").
-enum Tag : int { kStealRequest = 1, kStealReply, kLifelineRequest, kLifelinePush, kCancel, kToken, kTerminate };
-constexpr bool counted_tag(int tag) noexcept { return tag != kToken && tag != kTerminate; }
+// The message kinds, also the MPI tags. Counted (Safra) are all but the wave's
+// two messages and the termination notice (README.md, "Termination").
+enum Tag : int {
+  kStealRequest = 1,
+  kStealReply,
+  kLifelineRequest,
+  kLifelinePush,
+  kCancel,
+  kWaveDown,   // a termination wave reaches a rank from its parent in the wave tree
+  kWaveUp,     // a rank's report (and its subtree's) to its parent: q and colour
+  kTerminate,  // down the wave tree from rank 0
+};
+constexpr bool counted_tag(int tag) noexcept { return tag != kWaveDown && tag != kWaveUp && tag != kTerminate; }
 const char* tag_name(int tag) noexcept;
 
 // Carries one message to another rank. The bytes are the payload (a batch of
-// tasks, a cancel's text, a token); `counted` is counted_tag(tag), passed on for
+// tasks, a cancel's text, a wave report); `counted` is counted_tag(tag), passed on for
 // the simulator's checker. Must not call back into the protocol.
 class Transport {
  public:
@@ -47,13 +56,14 @@ class Transport {
 enum class SafraMutant {
   kNone,
   kIgnoreBlack,        // rank 0 decides on q + count alone, ignoring the colours
-  kPassTokenWhenBusy,  // a rank forwards the token while it still holds work
+  kPassTokenWhenBusy,  // a rank reports to its wave while it still holds work
 };
 
 struct ProtocolConfig {
   std::size_t random_steals = 2;  // DistConfig::random_steals
   std::size_t max_batch = 4096;   // DistConfig::max_batch
   std::uint64_t seed = 0x5EEDu;   // victim choice, mixed with the rank
+  int wave_arity = 8;             // children per rank in the wave tree (1: a chain); >= 1
   SafraMutant mutant = SafraMutant::kNone;
 };
 
@@ -69,7 +79,8 @@ class RankProtocol {
   // Event: a round of decisions (the transport calls it after receiving and
   // whenever its rank's pool may have changed): broadcast a cancel if a task
   // failed, serve lifeline thieves if the rank has work, hunt if it ran dry,
-  // forward the token if passive. True if it did anything.
+  // report to the termination wave if passive (rank 0: start or decide a
+  // wave). True if it did anything.
   bool step();
 
   // The termination notice arrived, or (rank 0) termination was declared and the
@@ -91,9 +102,9 @@ class RankProtocol {
   bool cancelled() const noexcept { return cancelled_; }
 
  private:
-  struct Token {
-    std::int64_t q;      // messages sent minus received, summed over the ranks it passed
-    std::int64_t black;  // 1: some rank it passed received a message since the last wave
+  struct Report {
+    std::int64_t q;      // counted messages sent minus received, summed over a subtree
+    std::int64_t black;  // 1: some rank of the subtree received one since its last report
   };
 
   void send(int dest, int tag, std::vector<std::byte> bytes);
@@ -105,7 +116,8 @@ class RankProtocol {
   bool hunt();
   void request_random_steal();
   void send_lifeline_requests();
-  bool pass_token();
+  bool advance_wave();
+  void start_wave();
   void broadcast_cancel();
 
   // Immutable after construction.
@@ -115,13 +127,15 @@ class RankProtocol {
   LocalPool& pool_;
   Transport& transport_;
   std::vector<int> lifeline_buddies_;  // hypercube neighbours: rank ^ 2^k below size
+  int parent_ = -1;                    // in the wave tree: (rank - 1) / arity; -1 for rank 0
+  std::vector<int> children_;          // arity * rank + 1 ... arity * rank + arity, below size
 
   XorShift64 rng_;
   std::int64_t count_ = 0;       // Safra: counted messages sent minus received
-  bool black_ = false;           // Safra: received a counted message since it last passed the token
-  bool has_token_ = false;
-  bool token_returned_ = false;  // rank 0: the token came back from a wave
-  Token token_{0, 0};
+  bool black_ = false;           // Safra: received a counted message since its last report
+  bool in_wave_ = false;         // a wave reached us (rank 0: we started one) and we have not reported
+  std::size_t replies_due_ = 0;  // children of ours yet to report to this wave
+  Report subtree_{0, 0};         // what the children reported to this wave, summed
   bool terminated_ = false;
   bool hunting_ = false;         // a steal request of ours awaits its reply
   bool hunt_done_ = false;       // random steals failed and lifeline requests are out: passive
