@@ -78,7 +78,8 @@ class Executor {
   // workers. scratch_init runs on each worker thread; if it throws, the executor
   // stops as if a task had thrown. `threads`: names, stack size and hooks of the
   // worker threads (thread_options.hpp); std::system_error if a thread cannot be
-  // started (the ones already started are stopped first).
+  // started (the ones already started leave at once: no start hook, no
+  // scratch_init, no task runs; [START-gate] in engine/executor_worker.hpp).
   Executor(const ExecutorConfig& config, ThreadOptions threads, ScratchInit scratch_init, Runner runner) {
     config.validate();
     if (!scratch_init) throw std::invalid_argument("stealpool::Executor: scratch_init is empty");
@@ -94,10 +95,12 @@ class Executor {
                                     [body, i] { detail::ExecutorWorker<T, S>::main(body, i); });
       }
     } catch (...) {
+      body_->open_gate(detail::ExecutorBody<T, S>::kAbandoned);
       body_->shared->shutdown();
       for (auto& t : body_->threads) t.join();
       throw;
     }
+    body_->open_gate(detail::ExecutorBody<T, S>::kOpen);
   }
   Executor(const ExecutorConfig& config, ScratchInit scratch_init, Runner runner)
       : Executor(config, ThreadOptions{}, std::move(scratch_init), std::move(runner)) {}

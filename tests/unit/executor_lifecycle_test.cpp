@@ -5,21 +5,26 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #if defined(__linux__)
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sched.h>
 #endif
 
+#include "../support/queue_support.hpp"
 #include "../support/test_support.hpp"
 #include "stealpool/stealpool.hpp"
 
@@ -29,6 +34,47 @@ using sptest::TaskCounters;
 using sptest::Tracked;
 
 namespace {
+
+// [START-gate]: when a worker thread cannot be started, the constructor throws
+// std::system_error and none of the threads it had started runs the start
+// hook or scratch_init (nor, so, any task). The address space is capped just
+// above one 64 MiB stack for the duration. Not under a sanitizer: its
+// allocator does not survive the cap.
+TEST(ExecutorLifecycle, AWorkerThatCannotStartStopsTheOthersBeforeAnyUserCodeRuns) {
+  if (sptest::queue::kSanitized) GTEST_SKIP() << "a sanitizer's shadow memory does not fit under RLIMIT_AS";
+  auto address_space = [] {
+    unsigned long pages = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    return static_cast<std::uint64_t>(pages) * 4096u;
+  };
+  std::atomic<int> started{0};
+  std::atomic<int> scratches{0};
+  sp::ExecutorConfig config;
+  config.workers = 8;
+  sp::ThreadOptions threads;
+  threads.stack_size = std::size_t{64} << 20;
+  threads.on_start = [&started](std::size_t) { started.fetch_add(1); };
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &saved), 0);
+  rlimit cap = saved;
+  cap.rlim_cur = address_space() + (std::uint64_t{100} << 20);  // one 64 MiB stack fits, two do not
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &cap), 0);
+  bool threw = false;
+  try {
+    sp::Executor<int, int> ex(
+        config, threads, [&scratches](std::size_t) { return scratches.fetch_add(1); },
+        [](int, sp::WorkerCtx<int, int>&) {});
+  } catch (const std::system_error&) {
+    threw = true;
+  }
+  setrlimit(RLIMIT_AS, &saved);
+  EXPECT_TRUE(threw) << "eight 64 MiB stacks were started under a cap that fits one";
+  EXPECT_EQ(started.load(), 0) << "a start hook ran although the executor could not start";
+  EXPECT_EQ(scratches.load(), 0) << "scratch_init ran although the executor could not start";
+}
 
 TEST(ExecutorLifecycle, JoinTwiceThrowsLogicError) {
   sp::Executor<int> ex(config_with(2), [](int, auto&) {});

@@ -5,8 +5,10 @@
 // the sleeper's side of the sleep protocol (sleep/README.md).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -54,6 +56,28 @@ struct ExecutorBody {
   Runner runner;
   std::vector<WorkerMetrics> worker_metrics;  // slot i written by worker i at exit
   std::vector<NativeThread> threads;
+
+  // [START-gate] The workers wait here until the constructor has started every
+  // thread, then run their start hook and scratch_init. If a thread cannot be
+  // started, the ones already running leave without running either: nothing of
+  // the user's runs, and nothing allocates while the process is short of memory
+  // (under `ulimit -v`, jemalloc crashed in a worker's first allocation while
+  // the constructor was failing).
+  enum Gate : std::uint32_t { kWaiting, kOpen, kAbandoned };
+  std::atomic<std::uint32_t> gate{kWaiting};
+  void open_gate(Gate to) noexcept {
+    gate.store(to, std::memory_order::release);  // [START-gate] pairs with pass_gate()'s acquire
+    gate.notify_all();
+  }
+  // A worker: true once the gate opens, false if the start was abandoned.
+  bool pass_gate() noexcept {
+    std::uint32_t g = gate.load(std::memory_order::acquire);  // [START-gate]
+    while (g == kWaiting) {
+      gate.wait(kWaiting, std::memory_order::acquire);
+      g = gate.load(std::memory_order::acquire);
+    }
+    return g == kOpen;
+  }
 };
 
 // One worker: adapts WorkerCtx to the core policy's Ctx interface
@@ -69,6 +93,7 @@ class ExecutorWorker {
 
   static void main(ExecutorBody<T, S>* body, std::size_t id) noexcept {
     Shared& shared = *body->shared;
+    if (!body->pass_gate()) return;  // the constructor failed to start a later thread
     set_current_worker(&shared, id);
     if (shared.config.pin_threads) (void)pin_current_thread(CoreAssigner().cpu_for(id));
     std::optional<S> scratch;
