@@ -68,9 +68,9 @@ void run_directory_task(const Walker& walker, InFlightBudget& budget, Directory*
       queue.push_back(ScanTask::directory(dir->child(e).release()));
     } else if (units > 0) {
       --units;
-      queue.push_back(ScanTask::file(w.paths.add(dir->entry_path(e))));
+      queue.push_back(ScanTask::file(w.paths.add(dir->entry_path(e, w.path))));
     } else {
-      here.push_back(ScanTask::file(w.paths.add(dir->entry_path(e))));
+      here.push_back(ScanTask::file(w.paths.add(dir->entry_path(e, w.path))));
     }
   }
   if (dir->remaining() > 0) {

@@ -34,9 +34,17 @@ std::span<const Directory::Entry> Directory::take(std::size_t n) noexcept {
   return out;
 }
 
+std::string_view Directory::entry_path(const Entry& e, std::string& out) const {
+  out.assign(path_);
+  if (out.empty() || out.back() != '/') out.push_back('/');
+  out.append(names_, e.offset, e.length);
+  return out;
+}
+
 std::unique_ptr<Directory> Directory::child(const Entry& e) const {
-  return std::unique_ptr<Directory>(
-      new Directory(std::string(entry_path(e)), ignore_, up_, base_length_, /*operand=*/false));
+  std::string path;
+  (void)entry_path(e, path);
+  return std::unique_ptr<Directory>(new Directory(std::move(path), ignore_, up_, base_length_, /*operand=*/false));
 }
 
 Walker::Walker(WalkOptions options, Diagnostics& diag)
@@ -112,7 +120,7 @@ void Walker::walk(const std::string& root, WalkVisitor& visitor, Tally& tally) {
       if (e.is_dir) {
         stack.push_back(dir->child(e));
       } else {
-        visitor.on_file(dir->entry_path(e));
+        visitor.on_file(dir->entry_path(e, scratch.path));
       }
     }
     // Subdirectories in listing order: the stack pops the last pushed first.
@@ -198,8 +206,9 @@ bool Walker::read(Directory& dir, WalkScratch& scratch, Tally& tally) const {
     if (type != DT_REG && type != DT_DIR) continue;  // links (not followed), devices, FIFOs, sockets
     join(path, dir.path_, name);
     if (skip(dir, path, name, type == DT_DIR, dir.ignore_.get(), scratch.relative)) continue;
-    dir.entries_.push_back(Directory::Entry{dir.paths_.size(), static_cast<std::uint32_t>(path.size()), type == DT_DIR});
-    dir.paths_.append(path);
+    const std::size_t name_length = std::strlen(name);
+    dir.entries_.push_back(Directory::Entry{dir.names_.size(), static_cast<std::uint32_t>(name_length), type == DT_DIR});
+    dir.names_.append(name, name_length);
   }
   ::closedir(d);  // closes fd
   return true;

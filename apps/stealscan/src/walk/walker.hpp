@@ -87,8 +87,8 @@ bool check_operands(const std::vector<std::string>& paths, Diagnostics& diag, bo
 class Directory {
  public:
   struct Entry {
-    std::size_t offset;   // of its path in the directory's path buffer
-    std::uint32_t length;
+    std::size_t offset;   // of its name in the directory's name buffer
+    std::uint32_t length;  // of its name
     bool is_dir;
   };
 
@@ -99,8 +99,8 @@ class Directory {
   // The next `n` entries (fewer at the end), in listing order. Valid until the
   // Directory is destroyed.
   [[nodiscard]] std::span<const Entry> take(std::size_t n) noexcept;
-  // An entry's path: the directory's path, '/', its name.
-  [[nodiscard]] std::string_view entry_path(const Entry& e) const noexcept { return {paths_.data() + e.offset, e.length}; }
+  // An entry's path (the directory's path, '/', its name), built in `out`.
+  std::string_view entry_path(const Entry& e, std::string& out) const;
   // A subdirectory entry as a Directory to read, under the rules that apply here.
   [[nodiscard]] std::unique_ptr<Directory> child(const Entry& e) const;
 
@@ -122,7 +122,7 @@ class Directory {
   std::size_t base_length_;                    // of the operand being walked, with its '/'
   bool operand_;                               // the walk's root: its repository is OuterIgnores' business
   bool read_ = false;
-  std::string paths_;  // the kept entries' paths, back to back
+  std::string names_;  // the kept entries' names, back to back
   std::vector<Entry> entries_;
   std::size_t next_ = 0;
 };
@@ -131,7 +131,7 @@ class Directory {
 // of the file tasks it makes (the scan's; owner thread only).
 struct WalkScratch {
   std::string relative;  // paths relative to ignore files above the operand
-  std::string path;      // the entry being decided
+  std::string path;      // the entry being decided, or handed out
   PathArena paths;
 };
 
