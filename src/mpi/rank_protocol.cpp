@@ -103,11 +103,7 @@ void RankProtocol::receive(int source, int tag, std::vector<std::byte>& bytes) {
       }
       break;
     case kWaveDown:
-      // Passed on at once: the subtree's reports then gather while we work.
-      in_wave_ = true;
-      replies_due_ = children_.size();
-      subtree_ = Report{0, 0};
-      for (int c : children_) send(c, kWaveDown, {});
+      open_wave();  // passed on at once: the subtree's reports then gather while we work
       break;
     case kWaveUp: {
       Report r{0, 0};
@@ -278,6 +274,12 @@ bool RankProtocol::advance_wave() {
 void RankProtocol::start_wave() {
   ++metrics_.token_waves;
   black_ = false;
+  open_wave();
+}
+
+// A wave reached this rank (rank 0: it started one): await the children's
+// reports, and send it on to them.
+void RankProtocol::open_wave() {
   in_wave_ = true;
   replies_due_ = children_.size();
   subtree_ = Report{0, 0};

@@ -112,12 +112,8 @@ class OperandFeed final : public WalkVisitor {
     if (!ex_.spawn_external_batch(batch_)) {
       // The executor stopped (a task failed): nothing more will run.
       for (const ScanTask& t : batch_) {
-        if (t.kind == ScanTask::Kind::directory) {
-          delete t.dir;
-        } else {
-          PathBlock::release(t.block);
-          budget_.release();
-        }
+        if (t.kind != ScanTask::Kind::directory) budget_.release();
+        let_go(t);
       }
       stopped_ = true;
     }
@@ -130,13 +126,19 @@ class OperandFeed final : public WalkVisitor {
   }
 
  private:
+  // A task that will not run: what it owns goes (its Directory, or its
+  // reference to its path's block).
+  static void let_go(const ScanTask& t) noexcept {
+    if (t.kind == ScanTask::Kind::directory) {
+      delete t.dir;
+    } else {
+      PathBlock::release(t.block);
+    }
+  }
+
   void add(ScanTask t) {
     if (stopped_) {
-      if (t.kind == ScanTask::Kind::directory) {
-        delete t.dir;
-      } else {
-        PathBlock::release(t.block);
-      }
+      let_go(t);
       return;
     }
     batch_.push_back(t);

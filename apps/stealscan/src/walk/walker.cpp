@@ -19,7 +19,7 @@ namespace stealscan {
 namespace {
 
 // dir/name into `out`, reusing its capacity (no allocation per entry).
-void join(std::string& out, const std::string& dir, const char* name) {
+void join(std::string& out, const std::string& dir, std::string_view name) {
   out.assign(dir);
   if (out.empty() || out.back() != '/') out.push_back('/');
   out.append(name);
@@ -35,9 +35,7 @@ std::span<const Directory::Entry> Directory::take(std::size_t n) noexcept {
 }
 
 std::string_view Directory::entry_path(const Entry& e, std::string& out) const {
-  out.assign(path_);
-  if (out.empty() || out.back() != '/') out.push_back('/');
-  out.append(names_, e.offset, e.length);
+  join(out, path_, std::string_view(names_).substr(e.offset, e.length));
   return out;
 }
 

@@ -118,6 +118,7 @@ class RankProtocol {
   void send_lifeline_requests();
   bool advance_wave();
   void start_wave();
+  void open_wave();
   void broadcast_cancel();
 
   // Immutable after construction.
