@@ -22,9 +22,11 @@
 # stealscan's max RSS over the whole table.
 #
 # Usage: apps/stealscan/bench.sh [--reps N] [--threads "1 2"] [--build DIR]
-#                                [--rows SUBSTRING] [PATH...]
+#                                [--stealscan EXE] [--rows SUBSTRING] [PATH...]
 #   defaults: 5 reps; threads 1 and 2; build dir build/scan-bench (configured and
-#   built here, Release); all rows; paths /usr/include /usr/share
+#   built here, Release); all rows; paths /usr/include /usr/share. --stealscan
+#   runs a stealscan built elsewhere and builds nothing (a machine without the
+#   build's packages).
 # Installs ripgrep with apt-get when it is missing and we are root.
 set -euo pipefail
 
@@ -34,6 +36,7 @@ reps=5
 threads="1 2"
 build="$ROOT/build/scan-bench"
 only=""
+ss=""
 paths=()
 while (($#)); do
   case "$1" in
@@ -41,6 +44,7 @@ while (($#)); do
     --threads) threads="$2"; shift ;;
     --build) build="$2"; shift ;;
     --rows) only="$2"; shift ;;
+    --stealscan) ss="$2"; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) paths+=("$1") ;;
@@ -60,9 +64,12 @@ if ! command -v rg >/dev/null; then
   fi
 fi
 
-cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" --target stealscan >/dev/null
-ss="$build/apps/stealscan/stealscan"
+if [[ -z "$ss" ]]; then
+  cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" --target stealscan >/dev/null
+  ss="$build/apps/stealscan/stealscan"
+fi
+[[ -x "$ss" ]] || { echo "bench.sh: no stealscan at '$ss'" >&2; exit 2; }
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
