@@ -385,10 +385,15 @@ void Detector::scan_range(const Compiled& c, std::string_view path, std::string_
     while (!whole.empty() && (whole[whole.size() - 1] == '\n' || whole[whole.size() - 1] == '\r'))
       whole.remove_suffix(1);
     const std::size_t end = begin + whole.size();
-    re2::StringPiece secret = s.groups_[static_cast<std::size_t>(c.group())];
-    if (secret.data() == nullptr) {
-      if (c.rule->secret_group) continue;  // the named group took no part in this match
-      secret = whole;
+    re2::StringPiece secret;
+    if (c.rule->secret_group) {
+      secret = s.groups_[static_cast<std::size_t>(c.group())];
+      if (secret.data() == nullptr) continue;  // the named group took no part in this match
+    } else {
+      // As gitleaks: the first group that captured something, else the match
+      // (a rule whose branches capture in different groups reports each one's).
+      for (std::size_t g = 1; g < s.groups_.size() && secret.empty(); ++g) secret = s.groups_[g];
+      if (secret.empty()) secret = whole;
     }
     const std::string_view match_text(whole.data(), whole.size());
     const std::string_view secret_text(secret.data(), secret.size());
