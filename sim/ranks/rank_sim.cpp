@@ -83,6 +83,30 @@ class SimPool final : public mpi::detail::LocalPool {
   }
   void cancel() noexcept override { cancelled_ = true; }
   bool failed() const noexcept override { return failed_; }
+  bool take_data(std::vector<std::byte>& out) override {
+    out.clear();
+    out.swap(data_);
+    return !out.empty();
+  }
+  // Rank 0: each frame's 8 bytes, kept for the checker.
+  void deliver(int /*source*/, std::span<const std::byte> frames) noexcept override {
+    for (std::size_t at = 0; at + 4 <= frames.size();) {
+      std::uint32_t n = 0;
+      std::memcpy(&n, frames.data() + at, 4);
+      std::uint64_t v = 0;
+      if (n == sizeof v && at + 4 + n <= frames.size()) std::memcpy(&v, frames.data() + at + 4, sizeof v);
+      delivered_.push_back(v);
+      at += 4 + n;
+    }
+  }
+  // A frame for rank 0: 4 bytes of length, then the value.
+  void emit(std::uint64_t v) {
+    const std::uint32_t n = sizeof v;
+    const std::size_t at = data_.size();
+    data_.resize(at + 4 + n);
+    std::memcpy(data_.data() + at, &n, 4);
+    std::memcpy(data_.data() + at + 4, &v, n);
+  }
   std::string failure_text() const override { return fmt("node %llu failed on rank %d", (unsigned long long)ran_, rank_); }
 
   std::deque<UtsNode> queue_;
@@ -91,6 +115,8 @@ class SimPool final : public mpi::detail::LocalPool {
   std::uint64_t ran_ = 0;   // nodes run here
   bool cancelled_ = false;  // dropping nodes: a cancel came, or a node here failed
   bool failed_ = false;
+  std::vector<std::byte> data_;           // frames emitted, not yet taken
+  std::vector<std::uint64_t> delivered_;  // rank 0: the frames its sink received
 
  private:
   const int rank_;
@@ -277,7 +303,7 @@ void RankSim::hand_over(std::size_t slot) {
   if (c_.trace)
     std::printf("  t=%.9f %d -> %d %s (%zu bytes)\n", static_cast<double>(now_ps_) * kPicosecond, m.source, m.dest,
                 mpi::detail::tag_name(m.tag), m.bytes.size());
-  if (m.counted && token_out_ && d.passed_wave == wave_) ++result_.crossings[m.tag & 7];
+  if (m.counted && token_out_ && d.passed_wave == wave_) ++result_.crossings[m.tag];  // 1 ... kTagCount - 1
   if (m.tag == mpi::detail::kWaveUp && m.dest == 0 &&
       ++root_reports_ == std::min<std::size_t>(static_cast<std::size_t>(c_.protocol.wave_arity),
                                                static_cast<std::size_t>(c_.ranks - 1)))
@@ -340,6 +366,7 @@ void RankSim::finish_node(int rank, int worker) {
     r.pool.cancelled_ = true;
   } else if (workloads::uts_children(c_.tree, node, children_) == 0) {
     ++result_.leaves;
+    if (c_.emit_leaves) r.pool.emit(fingerprint(node));
   } else {
     for (const UtsNode& child : children_) r.pool.queue_.push_back(child);
   }
@@ -415,6 +442,16 @@ void RankSim::check_end() {
     violation(fmt("VIOLATION: counts: nodes=%llu leaves=%llu depth=%d, the UTS reference has %llu %llu %d",
                   (unsigned long long)result_.nodes, (unsigned long long)result_.leaves, result_.depth,
                   (unsigned long long)c_.tree.nodes, (unsigned long long)c_.tree.leaves, c_.tree.depth));
+  if (c_.emit_leaves) {
+    std::vector<std::uint64_t> got = ranks_.front()->pool.delivered_;
+    result_.data_frames = got.size();
+    std::sort(got.begin(), got.end());
+    if (std::adjacent_find(got.begin(), got.end()) != got.end())
+      violation("VIOLATION: data: a frame reached rank 0 twice");
+    if (!failing && got.size() != result_.leaves)
+      violation(fmt("VIOLATION: data: rank 0's sink has %zu frames, %llu leaves emitted one each", got.size(),
+                    (unsigned long long)result_.leaves));
+  }
   if (failing) {
     for (const auto& r : ranks_) {
       const bool knows = r->protocol.rank() == c_.fail_rank ? r->pool.failed_ : r->protocol.failed_rank() == c_.fail_rank;

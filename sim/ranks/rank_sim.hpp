@@ -42,6 +42,10 @@ struct RankSimConfig {
   // to 50 us / 400 us / 1 ms), cut to 5 us when the rank's pool runs dry during
   // it ([MPI-dry-bell]), else go round again after kBusyRound.
   bool sleeping_progress = false;
+  // Each leaf emits an 8-byte frame (Context::emit) for rank 0's data sink: the
+  // checker wants every one delivered exactly once, before rank 0 terminates
+  // ([MPI-data-before-passive]).
+  bool emit_leaves = false;
   std::uint64_t max_events = 200'000'000;  // a livelock guard: more events is a violation
   bool trace = false;                      // print every message as it is delivered
 
@@ -83,9 +87,10 @@ struct RankSimResult {
   std::uint64_t messages = 0;     // every message delivered, token and notices included
   std::uint64_t bytes = 0;        // their bytes, headers included
   std::uint64_t token_waves = 0;
+  std::uint64_t data_frames = 0;  // emit_leaves: frames rank 0's sink received
   // Counted messages that reached a rank after it had reported to the current
   // wave (the case Safra's colour is for), by tag (index = Tag).
-  std::uint64_t crossings[8] = {};
+  std::uint64_t crossings[mpi::detail::kTagCount] = {};
   std::uint64_t events = 0;
   std::vector<mpi::RankMetrics> per_rank;
   std::vector<std::string> violations;  // empty: every invariant held

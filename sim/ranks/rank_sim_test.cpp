@@ -2,12 +2,16 @@
 // (README.md in this folder): exact counts at 1 to 1,024 ranks, termination with
 // steal replies and lifeline pushes crossing the wave, waves of every arity, one rank holding all the
 // work, a cancel, determinism, refused settings. Behaviour only: every check is
-// a count or an invariant, never a time.
+// a count or an invariant, never a time. Also one rank's protocol alone, with a
+// fake pool and transport, for the order of its messages in one step.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rank_sim.hpp"
 
@@ -152,6 +156,83 @@ TEST(RankSim, WithTheProgressThreadsSleepsCountsStayExactAndACancelStillEndsTheR
       EXPECT_LT(f.nodes, serial.nodes);
     }
   }
+}
+
+// Every leaf emits a frame for rank 0 (Context::emit): each reaches rank 0's sink
+// once, before it terminates, at every rank count, with answers at once or after
+// the progress threads' naps, and with a cancel the run still ends cleanly.
+TEST(RankSim, EveryEmittedFrameReachesRankZeroOnceBeforeItTerminates) {
+  const workloads::UtsStats serial = workloads::uts_serial(kSmallBinomial);
+  for (int ranks : {1, 2, 5, 16, 64}) {
+    for (bool sleeping : {false, true}) {
+      for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        RankSimConfig c = small(kSmallBinomial, ranks, 2, seed);
+        c.sleeping_progress = sleeping;
+        c.emit_leaves = true;
+        const RankSimResult r = run_rank_sim(c);
+        ASSERT_TRUE(r.violations.empty()) << "ranks " << ranks << " seed " << seed << "\n" << violations(r);
+        EXPECT_EQ(r.data_frames, serial.leaves);
+        RankSimConfig failing = c;
+        failing.fail_rank = 0;
+        failing.fail_after = 5 * seed;
+        const RankSimResult f = run_rank_sim(failing);
+        ASSERT_TRUE(f.violations.empty()) << "cancel, ranks " << ranks << " seed " << seed << "\n" << violations(f);
+      }
+    }
+  }
+}
+
+// One rank's protocol with a pool that is dry and holds emitted frames, inside a
+// termination wave: the step that finds it passive sends the frames to rank 0
+// before its report ([MPI-data-before-passive]), so the wave's sum counts them
+// until rank 0 has them. The mutant that sends them after the report is caught.
+class FakePool final : public mpi::detail::LocalPool {
+ public:
+  bool dry() const noexcept override { return true; }
+  void nap(std::chrono::microseconds) noexcept override {}
+  std::size_t take_half(std::size_t, std::vector<std::byte>&) override { return 0; }
+  void give(std::span<const std::byte>, std::size_t) override {}
+  void cancel() noexcept override {}
+  bool failed() const noexcept override { return false; }
+  std::string failure_text() const override { return {}; }
+  bool take_data(std::vector<std::byte>& out) override {
+    out.clear();
+    out.swap(frames);
+    return !out.empty();
+  }
+  std::vector<std::byte> frames;
+};
+class FakeTransport final : public mpi::detail::Transport {
+ public:
+  void send(int dest, int tag, std::vector<std::byte>, bool) override { sent.emplace_back(dest, tag); }
+  std::vector<std::pair<int, int>> sent;  // (dest, tag) in order
+};
+
+std::vector<std::pair<int, int>> step_with_data(mpi::detail::SafraMutant mutant) {
+  using namespace mpi::detail;
+  FakePool pool;
+  FakeTransport net;
+  ProtocolConfig config;
+  config.random_steals = 0;  // a dry rank goes straight to its lifeline (rank 0) and is passive
+  config.mutant = mutant;
+  RankProtocol rank1(1, 2, config, pool, net);
+  (void)rank1.step();  // dry: the lifeline request goes out, the hunt is over
+  std::vector<std::byte> none;
+  rank1.receive(0, kWaveDown, none);  // rank 0's wave reaches us
+  const std::uint32_t n = 3;
+  pool.frames.resize(4 + n);
+  std::memcpy(pool.frames.data(), &n, 4);
+  net.sent.clear();
+  (void)rank1.step();
+  return net.sent;
+}
+
+TEST(RankProtocolAlone, APassiveRankSendsItsDataBeforeItReportsToTheWave) {
+  using namespace mpi::detail;
+  const std::vector<std::pair<int, int>> ordered = {{0, kData}, {0, kWaveUp}};
+  EXPECT_EQ(step_with_data(SafraMutant::kNone), ordered);
+  const std::vector<std::pair<int, int>> mutant = {{0, kWaveUp}, {0, kData}};
+  EXPECT_EQ(step_with_data(SafraMutant::kDataAfterReport), mutant) << "the mutant must change the order";
 }
 
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {

@@ -4,7 +4,8 @@
 //   stealpool_sim ranks --tree T1|T3|... [--ranks N] [--workers W] [--latency-us L]
 //       [--bandwidth-gbps B] [--node-ns C] [--seed S | --seeds A..B] [--jitter J]
 //       [--start-rank R] [--fail-rank R --fail-after K] [--random-steals N]
-//       [--max-batch N] [--wave-arity K] [--mutant ignore-black|pass-token-when-busy]
+//       [--max-batch N] [--wave-arity K] [--mutant ignore-black|pass-token-when-busy|data-after-report]
+//       [--emit-leaves]
 //       [--progress polling|sleeping]
 //       [--per-rank] [--trace]
 //
@@ -56,19 +57,21 @@ long long parse_int(const std::string& option, const std::string& text) {
 mpi::detail::SafraMutant mutant_by_name(const std::string& name) {
   if (name == "none") return mpi::detail::SafraMutant::kNone;
   if (name == "ignore-black") return mpi::detail::SafraMutant::kIgnoreBlack;
+  if (name == "data-after-report") return mpi::detail::SafraMutant::kDataAfterReport;
   if (name == "pass-token-when-busy") return mpi::detail::SafraMutant::kPassTokenWhenBusy;
-  bad_value("--mutant", name, "none, ignore-black or pass-token-when-busy");
+  bad_value("--mutant", name, "none, ignore-black, pass-token-when-busy or data-after-report");
 }
 
 void print_result(const RankSimConfig& c, const RankSimResult& r, bool per_rank) {
   std::printf("tree=%s ranks=%d workers=%d progress=%s latency_us=%g bandwidth_gbps=%g seed=%llu nodes=%llu leaves=%llu depth=%d "
-              "time_s=%.6f detect_s=%.6f serial_s=%.6f efficiency=%.3f messages=%llu bytes=%llu waves=%llu crossings=%llu dropped=%llu\n",
+              "time_s=%.6f detect_s=%.6f serial_s=%.6f efficiency=%.3f messages=%llu bytes=%llu waves=%llu crossings=%llu dropped=%llu "
+              "data_frames=%llu\n",
               c.tree.name, c.ranks, c.workers, c.sleeping_progress ? "sleeping" : "polling", c.latency_s * 1e6, c.bandwidth_Bps * 8 / 1e9,
               static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(r.nodes),
               static_cast<unsigned long long>(r.leaves), r.depth, r.time_s, r.time_s - r.last_node_s, r.serial_s, r.efficiency,
               static_cast<unsigned long long>(r.messages), static_cast<unsigned long long>(r.bytes),
               static_cast<unsigned long long>(r.token_waves), static_cast<unsigned long long>(r.total_crossings()),
-              static_cast<unsigned long long>(r.dropped));
+              static_cast<unsigned long long>(r.dropped), static_cast<unsigned long long>(r.data_frames));
   if (!per_rank) return;
   for (std::size_t i = 0; i < r.per_rank.size(); ++i) {
     const mpi::RankMetrics& m = r.per_rank[i];
@@ -150,6 +153,7 @@ int ranks_main(int argc, char** argv) {
         else if (v == "sleeping") c.sleeping_progress = true;
         else bad_value(a, v, "polling or sleeping");
       } else if (a == "--per-rank") per_rank = true;
+      else if (a == "--emit-leaves") c.emit_leaves = true;
       else if (a == "--trace") c.trace = true;
       else {
         std::string m = "unknown option '";

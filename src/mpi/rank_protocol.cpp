@@ -22,6 +22,7 @@ const char* tag_name(int tag) noexcept {
     case kWaveDown: return "wave-down";
     case kWaveUp: return "wave-up";
     case kTerminate: return "terminate";
+    case kData: return "data";
     default: return "unknown";
   }
 }
@@ -60,6 +61,11 @@ bool RankProtocol::step() {
   // before it gives up its token, so a rank seen dry here has its failure seen
   // below and broadcasts the cancel before it can report to a wave as passive.
   const bool dry = pool_.dry();
+  // [MPI-data-before-passive] the frames emitted before the rank ran dry are all
+  // queued once dry() is seen (the worker queued them before its token went
+  // down): sent before this step can report the rank passive to a wave, so the
+  // wave's sum counts them until rank 0 has them.
+  if (config_.mutant != SafraMutant::kDataAfterReport) busy |= flush_data();
   if (!cancel_sent_ && pool_.failed()) {
     broadcast_cancel();
     busy = true;
@@ -68,7 +74,33 @@ bool RankProtocol::step() {
   if (dry && !hunting_ && !hunt_done_) busy |= hunt();
   const bool may_report = config_.mutant == SafraMutant::kPassTokenWhenBusy || (dry && passive());
   if (may_report) busy |= advance_wave();
+  if (config_.mutant == SafraMutant::kDataAfterReport) busy |= flush_data();
   return busy;
+}
+
+// Emitted frames: rank 0's go to its own sink, the others' to rank 0 as
+// counted messages of whole frames, about kDataMessageBytes each (a larger frame
+// travels alone).
+bool RankProtocol::flush_data() {
+  constexpr std::size_t kDataMessageBytes = std::size_t{1} << 20;
+  if (!pool_.take_data(data_)) return false;
+  if (rank_ == 0) {
+    pool_.deliver(0, data_);
+    return true;
+  }
+  for (std::size_t from = 0; from < data_.size();) {
+    std::size_t to = from;
+    while (to < data_.size() && (to == from || to - from < kDataMessageBytes)) {
+      std::uint32_t n = 0;
+      std::memcpy(&n, data_.data() + to, sizeof n);
+      to += sizeof n + n;
+    }
+    to = std::min(to, data_.size());
+    send(0, kData, std::vector<std::byte>(data_.begin() + static_cast<std::ptrdiff_t>(from),
+                                          data_.begin() + static_cast<std::ptrdiff_t>(to)));
+    from = to;
+  }
+  return true;
 }
 
 void RankProtocol::receive(int source, int tag, std::vector<std::byte>& bytes) {
@@ -113,6 +145,9 @@ void RankProtocol::receive(int source, int tag, std::vector<std::byte>& bytes) {
       if (replies_due_ > 0) --replies_due_;
       break;
     }
+    case kData:
+      pool_.deliver(source, bytes);  // only rank 0 is sent data
+      break;
     case kTerminate:
       terminated_ = true;
       for (int c : children_) send(c, kTerminate, {});

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdint>
 #include <chrono>
 #include <cstdio>
@@ -211,6 +212,78 @@ bool run_fails_with(Exec& ex, const std::string& message, int want_owns, bool ma
                      " (expected ", num(static_cast<std::uint64_t>(want_remotes)), ")"}));
   return true;
 }
+
+// Context::emit: every leaf of the range workload emits one frame (its id, as
+// text, and a tail of id % 200 bytes, so frames differ in size and some are
+// empty but for the id), spread seeds, 2 workers a rank. Rank 0's sink sees each
+// id exactly once, intact, from some rank, and every frame has arrived when
+// run() returns; a rank's frames arrive in its workers' order (one worker's
+// ids rise within a seed's range: checked as "no id twice" and intact only).
+// The range workload, 2 workers a rank, each leaf emitting frame_of(id).
+RangeExec make_emitting_executor(std::string (*frame_of)(std::uint32_t)) {
+  mpi::DistConfig config;
+  config.workers = 2;
+  return RangeExec(
+      config, [](std::size_t) { return Visits{}; },
+      [frame_of](Range r, mpi::Context<Range, Visits>& ctx) {
+        if (r.hi - r.lo > 1) {
+          const std::uint32_t mid = r.lo + (r.hi - r.lo) / 2;
+          ctx.spawn({r.lo, mid});
+          ctx.spawn({mid, r.hi});
+          return;
+        }
+        ctx.emit(frame_of(r.lo));
+      });
+}
+
+bool every_emitted_frame_reaches_rank_zero_once_and_intact() {
+  RangeExec ex = make_emitting_executor([](std::uint32_t id) {
+    std::string frame = std::to_string(id) + ":";
+    frame.append(id % 200, static_cast<char>('a' + id % 26));
+    return frame;
+  });
+  std::vector<std::uint32_t> seen(ex.rank() == 0 ? kIds : 0, 0);
+  std::uint64_t bad_frames = 0, frames = 0;
+  std::vector<std::uint64_t> from_rank(static_cast<std::size_t>(ex.size()), 0);
+  ex.on_data([&](int rank, std::span<const std::byte> bytes) {
+    ++frames;
+    if (rank >= 0 && rank < ex.size()) ++from_rank[static_cast<std::size_t>(rank)];
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const std::size_t colon = text.find(':');
+    std::uint32_t id = 0;
+    if (colon == std::string_view::npos ||
+        std::from_chars(text.data(), text.data() + colon, id).ec != std::errc() || id >= kIds) {
+      ++bad_frames;
+      return;
+    }
+    const std::string tail(id % 200, static_cast<char>('a' + id % 26));
+    if (text.substr(colon + 1) != tail) ++bad_frames;
+    ++seen[id];
+  });
+  seed_ranges(ex, true);
+  ex.run();
+  if (ex.rank() != 0) return true;
+  if (bad_frames != 0) return fail(num(bad_frames) + " frames arrived cut or changed");
+  for (std::uint32_t i = 0; i < kIds; ++i)
+    if (seen[i] != 1) return fail("id " + num(i) + " arrived " + num(seen[i]) + " times");
+  if (frames != kIds) return fail(num(frames) + " frames, " + num(kIds) + " emitted");
+  for (int r = 0; r < ex.size(); ++r)  // every rank ran leaves (spread seeds): each sent frames
+    if (from_rank[static_cast<std::size_t>(r)] == 0) return fail("no frame from rank " + num(static_cast<std::uint64_t>(r)));
+  return true;
+}
+
+// A data sink that throws fails rank 0 as a task would: run() rethrows it
+// there and throws RemoteTaskFailure on the other ranks; no rank waits forever.
+bool a_data_sink_that_throws_fails_rank_zero_and_stops_every_rank() {
+  RangeExec ex = make_emitting_executor([](std::uint32_t id) { return std::to_string(id); });
+  std::uint64_t calls = 0;
+  ex.on_data([&](int, std::span<const std::byte>) {
+    if (++calls == 1000) throw std::runtime_error("sink full at frame 1000");
+  });
+  seed_ranges(ex, true);
+  return run_fails_with(ex, "sink full at frame 1000", 1, ex.rank() == 0);
+}
+
 
 bool exception_reaches_the_caller_on_its_rank() {
   constexpr std::uint32_t kThrowAt = kIds / 2 + 7;
@@ -700,6 +773,10 @@ bool run_scenario(std::string_view name) {
   if (name == "a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank")
     return a_task_that_cannot_be_encoded_fails_the_sending_rank_and_stops_every_rank();
   if (name == "coded_tasks_left_unrun_are_destroyed") return coded_tasks_left_unrun_are_destroyed();
+  if (name == "every_emitted_frame_reaches_rank_zero_once_and_intact")
+    return every_emitted_frame_reaches_rank_zero_once_and_intact();
+  if (name == "a_data_sink_that_throws_fails_rank_zero_and_stops_every_rank")
+    return a_data_sink_that_throws_fails_rank_zero_and_stops_every_rank();
   if (name == "a_rank_that_runs_dry_ends_its_progress_nap") return a_rank_that_runs_dry_ends_its_progress_nap();
   if (name == "a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded")
     return a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded();

@@ -139,6 +139,18 @@ class DistExecutor {
     pool_->seed(tasks.data(), tasks.size());
   }
 
+  // Rank 0, before run(): receives every frame a task emitted (Context::emit), on
+  // the thread in run(), one at a time, with the emitting rank: rank 0's own
+  // frames too. A rank's frames come in its order; ranks interleave. Every frame
+  // has arrived when run() returns. Without a sink, frames are dropped. A sink
+  // that throws fails rank 0 as a task would: the run is cancelled everywhere,
+  // run() rethrows the exception on rank 0 and throws RemoteTaskFailure on the
+  // others.
+  void on_data(std::function<void(int rank, std::span<const std::byte> frame)> sink) {
+    if (ran_) throw std::logic_error("stealpool::mpi::DistExecutor::on_data: after run()");
+    pool_->set_data_sink(std::move(sink));
+  }
+
   // Collective: see the header comment.
   void run() {
     if (ran_) throw std::logic_error("stealpool::mpi::DistExecutor::run: called twice");

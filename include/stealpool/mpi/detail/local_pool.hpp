@@ -41,6 +41,16 @@ class LocalPool {
   // A task on this rank threw ([MPI-failed-before-dry]); what() of its exception.
   virtual bool failed() const noexcept = 0;
   virtual std::string failure_text() const = 0;
+
+  // Data the rank's tasks emitted for rank 0 (Context::emit), as frames: each a
+  // 4-byte length (native order) and its bytes. Moves every queued frame into
+  // `out` (left empty if none); false if none was queued. A frame queued before
+  // the worker's token went down is seen by the first call after dry() returned
+  // true ([MPI-data-before-passive]).
+  virtual bool take_data(std::vector<std::byte>& /*out*/) { return false; }
+  // Rank 0: frames from rank `source` (the same layout), for the data sink. Does
+  // not throw: a sink's exception fails the rank as a task's would.
+  virtual void deliver(int /*source*/, std::span<const std::byte> /*frames*/) noexcept {}
 };
 
 }  // namespace stealpool::mpi::detail

@@ -206,6 +206,32 @@ class RankPool final : public LocalPool {
     queue_inbound(boxed);
   }
 
+  bool take_data(std::vector<std::byte>& out) override {
+    out.clear();
+    std::lock_guard<std::mutex> lock(data_mu_);  // [MPI-data-before-passive] the emitters' frames
+    out.swap(data_);
+    return !out.empty();
+  }
+  void deliver(int source, std::span<const std::byte> frames) noexcept override {
+    for (std::size_t at = 0; at + sizeof(std::uint32_t) <= frames.size();) {
+      std::uint32_t n = 0;
+      std::memcpy(&n, frames.data() + at, sizeof n);
+      at += sizeof n;
+      if (n > frames.size() - at) break;  // cut short: cannot happen between our own ranks
+      if (data_sink_) {
+        try {
+          data_sink_(source, frames.subspan(at, n));
+        } catch (...) {
+          record_failure(std::current_exception());  // the run is cancelled everywhere, as for a task
+        }
+      }
+      at += n;
+    }
+  }
+
+  // Before start(), rank 0: where deliver() hands each frame (the progress thread calls it).
+  void set_data_sink(std::function<void(int, std::span<const std::byte>)> sink) { data_sink_ = std::move(sink); }
+
   void cancel() noexcept override {
     cancelled_.store(true, std::memory_order::relaxed);  // [MPI-cancel] a hint to drop tasks; counts stay exact either way
   }
@@ -218,6 +244,21 @@ class RankPool final : public LocalPool {
   }
 
   // --- the workers' side ------------------------------------------------------------
+  // Context::emit: one frame for rank 0's data sink. The caller holds its token
+  // (it is running a task), so the frame is queued before the rank can look dry
+  // ([MPI-data-before-passive]).
+  void emit(std::span<const std::byte> bytes) {
+    if (bytes.size() > kMaxFrameBytes)
+      throw std::length_error("stealpool::mpi::Context::emit: " + std::to_string(bytes.size()) +
+                              " bytes in one frame, more than " + std::to_string(kMaxFrameBytes));
+    const auto n = static_cast<std::uint32_t>(bytes.size());
+    std::lock_guard<std::mutex> lock(data_mu_);
+    const std::size_t at = data_.size();
+    data_.resize(at + sizeof n + n);
+    std::memcpy(data_.data() + at, &n, sizeof n);
+    if (n != 0) std::memcpy(data_.data() + at + sizeof n, bytes.data(), n);
+  }
+
   void push(std::size_t worker, T&& task) {
     WorkerLocal& me = *locals_[worker];
     Box::box_and_push(std::move(task), [&](Stored s) { deques_[worker]->push(s); });
@@ -236,6 +277,7 @@ class RankPool final : public LocalPool {
   static constexpr std::uint32_t kFencedWakeEvery = 32;
   static constexpr int kSpinRounds = 64;  // searches, with a yield between, before sleeping
   static constexpr std::size_t kInboundChunk = 32;
+  static constexpr std::size_t kMaxFrameBytes = std::size_t{1} << 30;  // one frame, one MPI message at most
 
   // Owner-private: written by worker i only; read by the progress thread after join.
   struct alignas(stealpool::detail::kCacheLine) WorkerLocal {
@@ -482,6 +524,9 @@ class RankPool final : public LocalPool {
   std::vector<std::unique_ptr<ChaseLevDeque<Stored>>> deques_;          // [i]: bottom owned by worker i
   std::mutex inbound_mu_;
   std::deque<Stored> inbound_;  // guarded by inbound_mu_: batches from other ranks, and the seeds
+  std::mutex data_mu_;
+  std::vector<std::byte> data_;  // guarded by data_mu_: emitted frames not yet taken
+  std::function<void(int, std::span<const std::byte>)> data_sink_;  // rank 0's; set before start()
   mutable std::mutex error_mu_;
   std::exception_ptr first_error_;  // guarded by error_mu_
   std::string failure_text_;        // guarded by error_mu_
@@ -502,5 +547,9 @@ void Context<T, S>::spawn(const T& task) {
 template <class T, class S>
 void Context<T, S>::spawn(T&& task) {
   pool_.push(worker_, std::move(task));
+}
+template <class T, class S>
+void Context<T, S>::emit(std::span<const std::byte> bytes) {
+  pool_.emit(bytes);
 }
 }  // namespace stealpool::mpi

@@ -37,7 +37,9 @@ enum Tag : int {
   kWaveDown,   // a termination wave reaches a rank from its parent in the wave tree
   kWaveUp,     // a rank's report (and its subtree's) to its parent: q and colour
   kTerminate,  // down the wave tree from rank 0
+  kData,       // frames a rank's tasks emitted, to rank 0's data sink ([MPI-data-before-passive])
 };
+inline constexpr int kTagCount = kData + 1;  // tags are 1 ... kTagCount - 1
 constexpr bool counted_tag(int tag) noexcept { return tag != kWaveDown && tag != kWaveUp && tag != kTerminate; }
 const char* tag_name(int tag) noexcept;
 
@@ -57,6 +59,7 @@ enum class SafraMutant {
   kNone,
   kIgnoreBlack,        // rank 0 decides on q + count alone, ignoring the colours
   kPassTokenWhenBusy,  // a rank reports to its wave while it still holds work
+  kDataAfterReport,    // a rank sends its emitted data after it reported to the wave
 };
 
 struct ProtocolConfig {
@@ -120,6 +123,7 @@ class RankProtocol {
   void start_wave();
   void open_wave();
   void broadcast_cancel();
+  bool flush_data();
 
   // Immutable after construction.
   const int rank_;
@@ -148,6 +152,7 @@ class RankProtocol {
   int failed_rank_ = -1;
   std::string failure_text_;
   std::vector<std::byte> scratch_;  // batch message being built by take_batch
+  std::vector<std::byte> data_;     // emitted frames taken from the pool, being sent
   RankMetrics metrics_;
 };
 
