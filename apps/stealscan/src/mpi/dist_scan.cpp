@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -27,13 +29,11 @@ namespace {
 using FileNumber = std::uint64_t;
 using FileCtx = stealpool::mpi::Context<FileNumber, WorkerScratch>;
 
-// What one rank's scan leaves: its records and its messages, in memory until
-// rank 0 writes them, and its counts.
+// What one rank's scan leaves: its messages, in memory until rank 0 writes
+// them, and its counts. (Its records went to rank 0 as the files were done.)
 struct RankScan {
-  std::string out;
   std::string err;
   Totals totals;
-  bool grouped = false;  // context lines: "--" between groups
 };
 
 // The files a rank starts with: rank, rank + ranks, rank + 2 ranks, ... Every
@@ -46,16 +46,60 @@ std::vector<FileNumber> starting_share(std::size_t files, int rank, int ranks) {
   return mine;
 }
 
+// One worker's records: its own Stdout captures a file's records (flushed at
+// the file's end), and after the file they leave as one frame for rank 0
+// (Context::emit). With context lines each file is a group; the worker's
+// Stdout puts "--" before each group but its first, and rank 0 puts its own.
+struct WorkerRecords {
+  std::string captured;
+  Stdout sink{captured};
+  bool grouped = false;
+  bool emitted = false;  // a group of this worker's went out before
+
+  void send(FileCtx& ctx) {
+    if (captured.empty()) return;
+    std::string_view frame = captured;
+    if (grouped && emitted && frame.starts_with(kGroupSeparator)) frame.remove_prefix(kGroupSeparator.size());
+    ctx.emit(frame);
+    emitted = true;
+    captured.clear();
+  }
+  static constexpr std::string_view kGroupSeparator = "--\n";
+};
+
+// Rank 0: each frame on stdout as it arrives, "--" between two groups.
+class RecordWriter {
+ public:
+  explicit RecordWriter(bool grouped) : grouped_(grouped) {}
+  void write(std::span<const std::byte> frame) {
+    const std::string_view text(reinterpret_cast<const char*>(frame.data()), frame.size());
+    if (text.empty()) return;
+    if (grouped_ && any_) out_.write(WorkerRecords::kGroupSeparator);
+    out_.write(text);
+    any_ = true;
+  }
+
+ private:
+  Stdout out_;  // descriptor 1
+  bool grouped_;
+  bool any_ = false;
+};
+
 RankScan scan_share(const ScanConfig& config, const Matcher& matcher, const FileTable& table, MPI_Comm comm) {
   RankScan r;
-  Stdout sink(r.out);
   Diagnostics errors(r.err);
   const SearchSetup setup(config, matcher);
   InFlightBudget budget(1);  // never taken: scan_file_unsplit() leaves the budget alone
   const ScanShared shared{setup.settings(), matcher, setup.format(), budget, errors};
   std::vector<Tally> tallies(config.workers);
-  // Not per file: the records go to memory, where fewer, larger appends are cheaper.
-  std::vector<WorkerOutput> outputs(config.workers, WorkerOutput(sink, setup.grouped(), false));
+  std::deque<WorkerRecords> records(config.workers);  // not movable (a Stdout holds a mutex)
+  std::vector<WorkerOutput> outputs;
+  outputs.reserve(config.workers);
+  for (WorkerRecords& w : records) {
+    w.grouped = setup.grouped();
+    outputs.emplace_back(w.sink, setup.grouped(), /*per_file=*/true);  // each file's records when it is done
+  }
+  RecordWriter writer(setup.grouped());
 
   stealpool::mpi::DistConfig dc;
   dc.workers = config.workers;
@@ -67,7 +111,9 @@ RankScan scan_share(const ScanConfig& config, const Matcher& matcher, const File
         [&](FileNumber i, FileCtx& ctx) {
           const FileTable::Entry e = table[static_cast<std::size_t>(i)];
           scan_file_unsplit(shared, ctx.scratch(), e.kind, e.path, e.length);
+          records[ctx.worker_id()].send(ctx);
         });
+    ex.on_data([&writer](int, std::span<const std::byte> frame) { writer.write(frame); });
     const std::vector<FileNumber> mine = starting_share(table.size(), ex.rank(), ex.size());
     ex.seed(std::span<const FileNumber>(mine));
     ex.run();
@@ -77,10 +123,8 @@ RankScan scan_share(const ScanConfig& config, const Matcher& matcher, const File
     errors.message(std::string("internal error, the scan stopped early: ").append(e.what()));
     failures = 1;
   }
-  for (WorkerOutput& o : outputs) o.flush();
   r.totals = sum(tallies);
   r.totals.errors += failures;
-  r.grouped = setup.grouped();
   return r;
 }
 
@@ -95,20 +139,6 @@ Totals sum_over_ranks(MPI_Comm comm, const Totals& mine) {
   Totals total;
   for (const Totals& t : all) total = total + t;
   return total;
-}
-
-// Rank 0: every rank's records on stdout, in rank order. With context lines
-// each rank's output is a run of groups that starts without "--": one goes
-// between two ranks' runs, as between any two groups.
-void write_records(const std::vector<std::string>& outputs, bool grouped) {
-  Stdout out;
-  bool any = false;
-  for (const std::string& o : outputs) {
-    if (o.empty()) continue;
-    if (grouped && any) out.write("--\n");
-    out.write(o);
-    any = true;
-  }
 }
 
 }  // namespace
@@ -131,12 +161,9 @@ Totals run_dist_scan(const ScanConfig& config, const Matcher& matcher, Diagnosti
   table = FileTable::broadcast(comm, std::move(table));
   const RankScan scan = scan_share(config, matcher, table, comm);
   const Totals total = sum_over_ranks(comm, scan.totals + walk_tally.read());
-  const std::vector<std::string> outputs = gather_bytes(comm, scan.out);
   const std::vector<std::string> messages = gather_bytes(comm, scan.err);
-  if (rank == 0) {
+  if (rank == 0)
     for (const std::string& m : messages) (void)write_all(STDERR_FILENO, m);  // stderr gone: nothing left to do
-    write_records(outputs, scan.grouped);
-  }
   return total;
 }
 
