@@ -141,7 +141,8 @@ class DistExecutor {
 
   // Rank 0, before run(): receives every frame a task emitted (Context::emit), on
   // the thread in run(), one at a time, with the emitting rank: rank 0's own
-  // frames too. A rank's frames come in its order; ranks interleave. Every frame
+  // frames too. That thread also answers rank 0's steal requests: a slow sink
+  // (a blocked stdout) slows them. A rank's frames come in its order; ranks interleave. Every frame
   // has arrived when run() returns. Without a sink, frames are dropped. A sink
   // that throws fails rank 0 as a task would: the run is cancelled everywhere,
   // run() rethrows the exception on rank 0 and throws RemoteTaskFailure on the
