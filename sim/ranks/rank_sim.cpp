@@ -2,6 +2,8 @@
 // rank's pool and network, and its checker (README.md in this folder).
 #include "rank_sim.hpp"
 
+#include "stealpool/mpi/detail/frames.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -90,23 +92,14 @@ class SimPool final : public mpi::detail::LocalPool {
   }
   // Rank 0: each frame's 8 bytes, kept for the checker.
   void deliver(int /*source*/, std::span<const std::byte> frames) noexcept override {
-    for (std::size_t at = 0; at + 4 <= frames.size();) {
-      std::uint32_t n = 0;
-      std::memcpy(&n, frames.data() + at, 4);
-      std::uint64_t v = 0;
-      if (n == sizeof v && at + 4 + n <= frames.size()) std::memcpy(&v, frames.data() + at + 4, sizeof v);
+    mpi::detail::for_each_frame(frames, [this](std::span<const std::byte> frame) {
+      std::uint64_t v = 0;  // a frame of another size is kept as 0: the checker's count still sees it
+      if (frame.size() == sizeof v) std::memcpy(&v, frame.data(), sizeof v);
       delivered_.push_back(v);
-      at += 4 + n;
-    }
+    });
   }
-  // A frame for rank 0: 4 bytes of length, then the value.
-  void emit(std::uint64_t v) {
-    const std::uint32_t n = sizeof v;
-    const std::size_t at = data_.size();
-    data_.resize(at + 4 + n);
-    std::memcpy(data_.data() + at, &n, 4);
-    std::memcpy(data_.data() + at + 4, &v, n);
-  }
+  // A frame for rank 0: the value's 8 bytes.
+  void emit(std::uint64_t v) { mpi::detail::append_frame(data_, std::as_bytes(std::span<const std::uint64_t>(&v, 1))); }
   std::string failure_text() const override { return fmt("node %llu failed on rank %d", (unsigned long long)ran_, rank_); }
 
   std::deque<UtsNode> queue_;

@@ -7,13 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "rank_sim.hpp"
+#include "stealpool/mpi/detail/frames.hpp"
 
 namespace stealpool::sim::ranks {
 namespace {
@@ -219,9 +219,8 @@ std::vector<std::pair<int, int>> step_with_data(mpi::detail::SafraMutant mutant)
   (void)rank1.step();  // dry: the lifeline request goes out, the hunt is over
   std::vector<std::byte> none;
   rank1.receive(0, kWaveDown, none);  // rank 0's wave reaches us
-  const std::uint32_t n = 3;
-  pool.frames.resize(4 + n);
-  std::memcpy(pool.frames.data(), &n, 4);
+  const std::byte three[3] = {};
+  append_frame(pool.frames, three);
   net.sent.clear();
   (void)rank1.step();
   return net.sent;

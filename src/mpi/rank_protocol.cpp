@@ -4,6 +4,8 @@
 // transports are src/mpi/progress.cpp and sim/ranks/.
 #include "stealpool/mpi/detail/rank_protocol.hpp"
 
+#include "stealpool/mpi/detail/frames.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -90,12 +92,7 @@ bool RankProtocol::flush_data() {
   }
   for (std::size_t from = 0; from < data_.size();) {
     std::size_t to = from;
-    while (to < data_.size() && (to == from || to - from < kDataMessageBytes)) {
-      std::uint32_t n = 0;
-      std::memcpy(&n, data_.data() + to, sizeof n);
-      to += sizeof n + n;
-    }
-    to = std::min(to, data_.size());
+    while (to < data_.size() && (to == from || to - from < kDataMessageBytes)) to = frame_end(data_, to);
     send(0, kData, std::vector<std::byte>(data_.begin() + static_cast<std::ptrdiff_t>(from),
                                           data_.begin() + static_cast<std::ptrdiff_t>(to)));
     from = to;

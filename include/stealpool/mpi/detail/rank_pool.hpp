@@ -41,6 +41,7 @@
 #include "stealpool/engine/task_box.hpp"
 #include "stealpool/mpi/codec.hpp"
 #include "stealpool/mpi/context.hpp"
+#include "stealpool/mpi/detail/frames.hpp"
 #include "stealpool/mpi/detail/local_pool.hpp"
 #include "stealpool/mpi/dist_config.hpp"
 #include "stealpool/queue/chase_lev_deque.hpp"
@@ -213,20 +214,14 @@ class RankPool final : public LocalPool {
     return !out.empty();
   }
   void deliver(int source, std::span<const std::byte> frames) noexcept override {
-    for (std::size_t at = 0; at + sizeof(std::uint32_t) <= frames.size();) {
-      std::uint32_t n = 0;
-      std::memcpy(&n, frames.data() + at, sizeof n);
-      at += sizeof n;
-      if (n > frames.size() - at) break;  // cut short: cannot happen between our own ranks
-      if (data_sink_) {
-        try {
-          data_sink_(source, frames.subspan(at, n));
-        } catch (...) {
-          record_failure(std::current_exception());  // the run is cancelled everywhere, as for a task
-        }
+    if (!data_sink_) return;
+    for_each_frame(frames, [&](std::span<const std::byte> frame) {
+      try {
+        data_sink_(source, frame);
+      } catch (...) {
+        record_failure(std::current_exception());  // the run is cancelled everywhere, as for a task
       }
-      at += n;
-    }
+    });
   }
 
   // Before start(), rank 0: where deliver() hands each frame (the progress thread calls it).
@@ -251,12 +246,8 @@ class RankPool final : public LocalPool {
     if (bytes.size() > kMaxFrameBytes)
       throw std::length_error("stealpool::mpi::Context::emit: " + std::to_string(bytes.size()) +
                               " bytes in one frame, more than " + std::to_string(kMaxFrameBytes));
-    const auto n = static_cast<std::uint32_t>(bytes.size());
     std::lock_guard<std::mutex> lock(data_mu_);
-    const std::size_t at = data_.size();
-    data_.resize(at + sizeof n + n);
-    std::memcpy(data_.data() + at, &n, sizeof n);
-    if (n != 0) std::memcpy(data_.data() + at + sizeof n, bytes.data(), n);
+    append_frame(data_, bytes);
   }
 
   void push(std::size_t worker, T&& task) {
