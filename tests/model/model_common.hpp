@@ -1,5 +1,6 @@
 // tests/model/model_common.hpp: pieces shared by the model checks: the mutant
-// policies (relaxed release stores; the deques' owner or thief fence weakened)
+// policies (relaxed release stores; every order relaxed; the deques' owner or
+// thief fence weakened)
 // and the self-checking item type.
 #pragma once
 
@@ -65,6 +66,35 @@ struct ThiefFenceWeakSync : RelacySync {
     if (order == std::memory_order::seq_cst && !on_owner_thread()) order = std::memory_order::acq_rel;
     RelacySync::fence(order, loc);
   }
+};
+
+// Every order relaxed (RMWs stay atomic).
+template <class U>
+class RelaxedAtomic : public RelacyAtomic<U> {
+  using Base = RelacyAtomic<U>;
+  using Src = stealpool::model::SourceLocation;
+  static constexpr auto R = std::memory_order::relaxed;
+
+ public:
+  using Base::Base;
+  U load(std::memory_order = R, const Src& loc = Src::current()) const { return Base::load(R, loc); }
+  void store(U v, std::memory_order = R, const Src& loc = Src::current()) { Base::store(v, R, loc); }
+  bool compare_exchange_weak(U& e, U d, std::memory_order, std::memory_order,
+                             const Src& loc = Src::current()) {
+    return Base::compare_exchange_weak(e, d, R, R, loc);
+  }
+  bool compare_exchange_strong(U& e, U d, std::memory_order, std::memory_order,
+                               const Src& loc = Src::current()) {
+    return Base::compare_exchange_strong(e, d, R, R, loc);
+  }
+  U fetch_add(U v, std::memory_order = R, const Src& loc = Src::current()) { return Base::fetch_add(v, R, loc); }
+  U fetch_sub(U v, std::memory_order = R, const Src& loc = Src::current()) { return Base::fetch_sub(v, R, loc); }
+  U fetch_and(U v, std::memory_order = R, const Src& loc = Src::current()) { return Base::fetch_and(v, R, loc); }
+  U fetch_or(U v, std::memory_order = R, const Src& loc = Src::current()) { return Base::fetch_or(v, R, loc); }
+};
+struct RelaxedSync : RelacySync {
+  template <class U>
+  using atomic = RelaxedAtomic<U>;
 };
 
 // An item that carries a check word: an unwritten (all-zero) or torn slot fails

@@ -24,7 +24,7 @@
 #include "stealpool/engine/core/state_word.hpp"
 
 // Relacy last: after every standard and stealpool header.
-#include "relacy_sync.hpp"
+#include "model_common.hpp"
 #include "model_main.hpp"
 
 namespace {
@@ -33,6 +33,7 @@ using stealpool::detail::StateWord;
 using stealpool::detail::Terminal;
 using stealpool::model::RelacyAtomic;
 using stealpool::model::RelacySync;
+using stealpool::model::RelaxedSync;
 
 // --- mutant policies -------------------------------------------------------------
 
@@ -92,35 +93,6 @@ class SplitRmwAtomic : public RelacyAtomic<U> {
 struct SplitRmwSync : RelacySync {
   template <class U>
   using atomic = SplitRmwAtomic<U>;
-};
-
-// Every order relaxed (RMWs stay atomic).
-template <class U>
-class RelaxedAtomic : public RelacyAtomic<U> {
-  using Base = RelacyAtomic<U>;
-  using Src = stealpool::model::SourceLocation;
-  static constexpr auto R = std::memory_order::relaxed;
-
- public:
-  using Base::Base;
-  U load(std::memory_order = R, const Src& loc = Src::current()) const { return Base::load(R, loc); }
-  void store(U v, std::memory_order = R, const Src& loc = Src::current()) { Base::store(v, R, loc); }
-  bool compare_exchange_weak(U& e, U d, std::memory_order, std::memory_order,
-                             const Src& loc = Src::current()) {
-    return Base::compare_exchange_weak(e, d, R, R, loc);
-  }
-  bool compare_exchange_strong(U& e, U d, std::memory_order, std::memory_order,
-                               const Src& loc = Src::current()) {
-    return Base::compare_exchange_strong(e, d, R, R, loc);
-  }
-  U fetch_add(U v, std::memory_order = R, const Src& loc = Src::current()) { return Base::fetch_add(v, R, loc); }
-  U fetch_sub(U v, std::memory_order = R, const Src& loc = Src::current()) { return Base::fetch_sub(v, R, loc); }
-  U fetch_and(U v, std::memory_order = R, const Src& loc = Src::current()) { return Base::fetch_and(v, R, loc); }
-  U fetch_or(U v, std::memory_order = R, const Src& loc = Src::current()) { return Base::fetch_or(v, R, loc); }
-};
-struct RelaxedSync : RelacySync {
-  template <class U>
-  using atomic = RelaxedAtomic<U>;
 };
 
 int yes(Terminal t) { return t == Terminal::yes ? 1 : 0; }

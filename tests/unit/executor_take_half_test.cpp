@@ -1,0 +1,172 @@
+// Executor::take_half (engine/core/README.md, "Taking tasks out"): a thread that
+// is not a worker takes about half of the queued tasks out of a running executor,
+// oldest first. Taken tasks never run there and no longer hold up join(); every
+// other task still runs once. The race of a take against the owner's pop and
+// join()'s close is model-checked in tests/model/take_half_model.cpp.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "../support/test_support.hpp"
+#include "stealpool/stealpool.hpp"
+
+namespace sp = stealpool;
+
+namespace {
+
+constexpr int kRoot = -1;
+
+// One worker runs the root, which spawns 0..n-1 on its own deque and then holds
+// the worker until released: the test sees a deque of known contents.
+struct HeldQueue {
+  std::atomic<bool> spawned{false};
+  std::atomic<bool> release{false};
+  std::vector<int> ran;  // the worker's only
+  sp::Executor<int> ex;
+
+  explicit HeldQueue(int n)
+      : ex(sptest::config_with(1), [this, n](int task, sp::WorkerCtx<int, sp::NoScratch>& ctx) {
+          ran.push_back(task);
+          if (task != kRoot) return;
+          for (int i = 0; i < n; ++i) ctx.spawn_local(i);
+          spawned.store(true, std::memory_order::release);
+          while (!release.load(std::memory_order::acquire)) std::this_thread::yield();
+        }) {
+    EXPECT_TRUE(ex.spawn_external(kRoot));
+    while (!spawned.load(std::memory_order::acquire)) std::this_thread::yield();
+  }
+};
+
+TEST(ExecutorTakeHalf, TakesTheOlderHalfRoundedUpAndTheRestRunsOnce) {
+  sptest::Watchdog dog("ExecutorTakeHalf.Half");
+  HeldQueue q(10);
+  std::vector<int> out;
+  EXPECT_EQ(q.ex.take_half(100, out), 5u);
+  EXPECT_EQ(out, (std::vector<int>{0, 1, 2, 3, 4})) << "the oldest tasks, in the order spawned";
+  EXPECT_EQ(q.ex.take_half(100, out), 3u) << "half of the 5 left, rounded up";
+  EXPECT_EQ(out, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  q.release.store(true, std::memory_order::release);
+  const sp::MetricsSnapshot m = q.ex.join();
+  EXPECT_EQ(q.ran, (std::vector<int>{kRoot, 9, 8})) << "taken tasks must not run here";
+  EXPECT_EQ(m.tasks_executed, 3u);
+  EXPECT_EQ(m.tasks_dropped, 0u);
+}
+
+TEST(ExecutorTakeHalf, MaxBoundsTheTakeAndALastQueuedTaskIsSpare) {
+  sptest::Watchdog dog("ExecutorTakeHalf.Max");
+  HeldQueue q(10);
+  std::vector<int> out{42};  // appended to, not replaced
+  EXPECT_EQ(q.ex.take_half(2, out), 2u);
+  EXPECT_EQ(q.ex.take_half(0, out), 0u);
+  EXPECT_EQ(out, (std::vector<int>{42, 0, 1}));
+  std::size_t more = 0;
+  for (std::size_t n; (n = q.ex.take_half(100, out)) != 0;) more += n;
+  EXPECT_EQ(more, 8u) << "repeated takes empty the queue: one task behind a running one is spare";
+  q.release.store(true, std::memory_order::release);
+  const sp::MetricsSnapshot m = q.ex.join();
+  EXPECT_EQ(q.ran, (std::vector<int>{kRoot}));
+  EXPECT_EQ(m.tasks_executed, 1u);
+}
+
+TEST(ExecutorTakeHalf, TasksStillInTheInjectorAreNotSpareAndAJoinedExecutorGivesNothing) {
+  sptest::Watchdog dog("ExecutorTakeHalf.Injector");
+  std::atomic<bool> release{false};
+  std::atomic<int> ran{0};
+  sp::Executor<int> ex(sptest::config_with(1), [&](int task, sp::WorkerCtx<int, sp::NoScratch>&) {
+    ran.fetch_add(1, std::memory_order::relaxed);
+    if (task == kRoot)
+      while (!release.load(std::memory_order::acquire)) std::this_thread::yield();
+  });
+  ASSERT_TRUE(ex.spawn_external(kRoot));
+  while (ran.load(std::memory_order::relaxed) == 0) std::this_thread::yield();
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(ex.spawn_external(i));  // behind the held root: in the injector
+  std::vector<int> out;
+  EXPECT_EQ(ex.take_half(100, out), 0u);
+  release.store(true, std::memory_order::release);
+  EXPECT_EQ(ex.join().tasks_executed, 101u);
+  EXPECT_EQ(ran.load(), 101);
+}
+
+// A binary tree of tasks, each node's id its heap index. Every node must run
+// exactly once, in the executor that spawned it or in the one it was moved to.
+struct Node {
+  std::uint32_t id;
+  std::uint32_t depth;
+};
+
+struct TreeRun {
+  std::uint32_t max_depth;
+  std::unique_ptr<std::atomic<std::uint8_t>[]> runs;
+  std::atomic<std::uint64_t> sink{0};
+  explicit TreeRun(std::uint32_t d) : max_depth(d), runs(new std::atomic<std::uint8_t>[(2u << d) + 1]()) {}
+  std::uint32_t nodes() const { return (2u << max_depth) - 1; }
+  auto runner() {
+    return [this](Node n, sp::WorkerCtx<Node, sp::NoScratch>& ctx) {
+      runs[n.id].fetch_add(1, std::memory_order::relaxed);
+      // About a microsecond of work, so that the tree lasts long enough for the
+      // balancer to find spare tasks.
+      std::uint64_t x = n.id;
+      for (int i = 0; i < 64; ++i) x = sptest::mix64(x);
+      sink.fetch_xor(x, std::memory_order::relaxed);
+      if (n.depth == max_depth) return;
+      ctx.spawn_local(Node{2 * n.id, n.depth + 1});
+      ctx.spawn_local(Node{2 * n.id + 1, n.depth + 1});
+    };
+  }
+};
+
+// A balancer thread moves half of A's spare tasks to B as fast as it can while
+// A runs the tree, and goes on while A's join() waits: no node is lost or run
+// twice, A's join() returns once A's own share is done, and the task counts add
+// up. Oversubscribed on purpose (up to 8 workers a side on 2 cores).
+TEST(ExecutorTakeHalf, ABalancerMovingTasksToAnotherExecutorLosesAndRepeatsNone) {
+  sptest::Watchdog dog("ExecutorTakeHalf.Balancer", std::chrono::seconds(120));
+  const std::uint32_t depth = sptest::stress_scale() > 1 ? 12 : 15;
+  std::size_t moved_in_all = 0;
+  for (std::size_t workers : {1u, 2u, 4u, 8u}) {
+    for (int round = 0; round < 4; ++round) {
+      TreeRun tree(depth);
+      sp::Executor<Node> a(sptest::config_with(workers), tree.runner());
+      sp::Executor<Node> b(sptest::config_with(workers), tree.runner());
+      std::atomic<bool> a_joined{false};
+      std::size_t moved = 0;
+      std::thread balancer([&] {
+        std::vector<Node> out;
+        // Until A has joined, and one take after (which must find nothing).
+        for (bool last = false; !last;) {
+          last = a_joined.load(std::memory_order::acquire);
+          out.clear();
+          const std::size_t n = a.take_half(64, out);
+          EXPECT_EQ(n, out.size());
+          if (last) {
+            EXPECT_EQ(n, 0u) << "a joined executor has no spare tasks";
+          }
+          moved += n;
+          if (n != 0) {
+            EXPECT_TRUE(b.spawn_external_batch(out));
+          }
+        }
+      });
+      ASSERT_TRUE(a.spawn_external(Node{1, 0}));
+      const sp::MetricsSnapshot ma = a.join();
+      a_joined.store(true, std::memory_order::release);
+      balancer.join();
+      const sp::MetricsSnapshot mb = b.join();
+      moved_in_all += moved;
+      EXPECT_EQ(ma.tasks_executed + mb.tasks_executed, tree.nodes()) << workers << " workers, round " << round;
+      EXPECT_EQ(ma.tasks_dropped + mb.tasks_dropped, 0u);
+      EXPECT_GE(mb.tasks_executed, moved) << "every moved task runs in B, with the subtree it spawns there";
+      for (std::uint32_t id = 1; id <= tree.nodes(); ++id)
+        ASSERT_EQ(tree.runs[id].load(), 1u) << "node " << id << ", " << workers << " workers, round " << round
+                                            << ", " << moved << " tasks moved";
+    }
+  }
+  EXPECT_GT(moved_in_all, 0u) << "in 16 runs of a tree of " << (2u << depth) - 1
+                              << " one-microsecond tasks, the balancer never found a spare task";
+}
+
+}  // namespace
