@@ -25,6 +25,19 @@
 //   trace         a TraceSink (stealpool/trace.hpp) the workers     null (off)
 //                 report to: tasks found, idle, park and wake;
 //                 not owned, must outlive the executor
+//   on_quiescent  called each time the executor goes quiescent:   empty (none)
+//                 every accepted task, and all they spawned, has
+//                 finished and no worker holds a unit of the
+//                 count, while the gate is open (not at join's
+//                 end). Exact, never early: it is the settle
+//                 that takes the count to 0 ([LEDGER-bound]), on
+//                 the thread that made it (a worker about to
+//                 park, up to spin_iters idle rounds after the
+//                 last task; or a take_half caller). Must not
+//                 throw (std::terminate) and should be quick. For
+//                 a thread that must know the moment an executor
+//                 runs dry without joining it (the MPI executor's
+//                 progress thread)
 //
 // validate() (called by the Executor constructor) throws std::invalid_argument
 // naming the field and the bad value.
@@ -33,6 +46,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -62,6 +76,7 @@ struct ExecutorConfig {
   std::chrono::nanoseconds park_timeout = std::chrono::microseconds(200);
   bool pin_threads = default_pin_threads();
   TraceSink* trace = nullptr;
+  std::function<void()> on_quiescent;
 
   void validate() const {
     if (workers == 0) throw std::invalid_argument("ExecutorConfig.workers must be >= 1 (got 0)");

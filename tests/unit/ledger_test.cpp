@@ -30,6 +30,25 @@ TEST(Ledger, CompletionIsOwedNotSettledUntilSettle) {
   EXPECT_EQ(s.in_flight_upper_bound(), 0u);
 }
 
+// settle_reporting: quiescent when the count reaches 0 with the gate open (the
+// hook of ExecutorConfig::on_quiescent), terminal when it reaches 0 closed, busy
+// while another ledger holds a unit or when nothing was held.
+TEST(Ledger, SettleReportsQuiescentWhenTheCountReachesZeroWithTheGateOpen) {
+  State s;
+  Ledger a(s);
+  Ledger b(s);
+  ASSERT_TRUE(s.try_acquire_external(2));
+  a.complete();
+  b.complete();
+  EXPECT_EQ(a.settle_reporting(), spd::Settled::busy) << "b still holds a unit";
+  EXPECT_EQ(b.settle_reporting(), spd::Settled::quiescent);
+  EXPECT_EQ(b.settle_reporting(), spd::Settled::busy) << "an empty settle reports nothing";
+  ASSERT_TRUE(s.try_acquire_external(1));
+  a.complete();
+  EXPECT_EQ(s.close(), Terminal::no);
+  EXPECT_EQ(a.settle_reporting(), spd::Settled::terminal);
+}
+
 TEST(Ledger, ChildInheritsAFinishedTasksUnitWithoutTouchingTheWord) {
   State s;
   Ledger l(s);

@@ -107,6 +107,13 @@ class ExecutorShared {
 
   // Terminal state reached (or a cooperative stop): every worker exits at its next
   // step. Idempotent.
+  // What every settle does next: the terminal one starts [DONE-flag]; one that
+  // left the executor quiescent calls the user's hook (ExecutorConfig::on_quiescent).
+  void after_settle(Settled settled) noexcept {
+    if (settled == Settled::terminal) initiate_done();
+    else if (settled == Settled::quiescent && config.on_quiescent) config.on_quiescent();
+  }
+
   void initiate_done() noexcept {
     // [DONE-flag] release: pairs with the acquire in is_done(); a worker that sees
     // done also sees the terminal state word (or the recorded error).
@@ -159,7 +166,7 @@ class ExecutorShared {
 
   // Units taken for tasks that were never queued (an allocation failed).
   void give_back(std::size_t n) noexcept {
-    if (n != 0 && state.settle(n) == Terminal::yes) initiate_done();
+    if (n != 0) after_settle(state.settle_reporting(n));
   }
 
   // The sleeper's re-check ([SLEEP-dekker]): could any worker find work now?

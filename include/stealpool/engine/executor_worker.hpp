@@ -442,9 +442,7 @@ class ExecutorWorker {
     }
   }
 
-  void settle() noexcept {
-    if (ctx_.ledger_.settle() == Terminal::yes) shared_.initiate_done();
-  }
+  void settle() noexcept { shared_.after_settle(ctx_.ledger_.settle_reporting()); }
 
   // Every injector take of a typed executor is paced (core/refill_pacer.hpp):
   // after a streak of small takes, wait kRefillWait so that the producer's

@@ -6,6 +6,7 @@
 //   push / push_batch        producers; throw only std::bad_alloc (a block per 255
 //                            items: a retired one if kept, else a new one)
 //   steal / steal_batch_and_pop   consumers; FIFO
+//   size_hint, empty_hint     any thread; snapshots
 //
 // Layout: a linked list of blocks of kBlockSlots slots. Producers claim positions
 // at the tail with one CAS per batch, consumers claim positions at the head with
@@ -147,6 +148,16 @@ class Injector {
   template <class Dest>
   Steal<T> steal_batch_and_pop(Dest& dest, std::size_t limit = kBatchLimit) {
     return take(&dest, limit == 0 ? 1 : limit);
+  }
+
+  // Any thread; a snapshot of how many items are claimed and not yet taken (some
+  // perhaps still being written). For sizing a take, never for deciding emptiness.
+  std::size_t size_hint() const noexcept {
+    // relaxed, both: a count to size a take by, not a synchronisation; take()
+    // orders what it reads.
+    const std::uint64_t head = head_.value.load(std::memory_order::relaxed);
+    const std::uint64_t tail = tail_.value.load(std::memory_order::relaxed);
+    return position(tail) > position(head) ? static_cast<std::size_t>(position(tail) - position(head)) : 0;
   }
 
   // Any thread; a snapshot. "false" is exact only when no push is in progress.

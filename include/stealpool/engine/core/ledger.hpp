@@ -43,15 +43,17 @@ class Ledger {
     }
   }
 
-  // Returns every unit this worker holds. Terminal::yes if that made the executor
-  // terminal (see StateWord::settle).
-  Terminal settle() noexcept {
+  // Returns every unit this worker holds and says what that left (see
+  // StateWord::settle_reporting); busy if it held none.
+  Settled settle_reporting() noexcept {
     const Word n = owed_ + credits_;
     owed_ = 0;
     credits_ = 0;
-    if (n == 0) return Terminal::no;
-    return state_->settle(n);
+    if (n == 0) return Settled::busy;
+    return state_->settle_reporting(n);
   }
+  // Terminal::yes if the settle made the executor terminal.
+  Terminal settle() noexcept { return settle_reporting() == Settled::terminal ? Terminal::yes : Terminal::no; }
 
   Word held() const noexcept { return owed_ + credits_; }
 

@@ -30,6 +30,11 @@ namespace stealpool::detail {
 // executor terminal (count 0, gate closed). Exactly one call ever sees true.
 enum class Terminal : bool { no = false, yes = true };
 
+// What a settle() left: units still counted (busy); none, with the gate open
+// (quiescent: every accepted task has finished and no worker holds a unit, until
+// the next spawn); none, with the gate closed (terminal: Terminal::yes).
+enum class Settled { busy, quiescent, terminal };
+
 template <class Sync = StdSync, class Word = std::uint64_t>
 class StateWord {
   static_assert(std::is_unsigned_v<Word>);
@@ -70,14 +75,21 @@ class StateWord {
     if (count_of(prev) > kMaxCount - n) overflow_abort();
   }
 
-  // Settles n units (finished tasks and unused credits). Returns Terminal::yes for
-  // the single call that takes the count to 0 while the gate is closed.
-  Terminal settle(Word n) noexcept {
+  // Settles n units (finished tasks and unused credits) and says what that left.
+  // Exactly one call ever returns Settled::terminal: the one that takes the count
+  // to 0 while the gate is closed.
+  Settled settle_reporting(Word n) noexcept {
     // [STATE-settle] acq_rel: release publishes the finished tasks' effects to the
-    // thread that sees the terminal state; acquire, if that is us, sees theirs.
+    // thread that sees the terminal (or quiescent) state; acquire, if that is us,
+    // sees theirs.
     const Word prev = state_.fetch_sub(n * kCountUnit, std::memory_order::acq_rel);
     if (count_of(prev) < n) underflow_abort();
-    return (count_of(prev) == n && !accepting_of(prev)) ? Terminal::yes : Terminal::no;
+    if (count_of(prev) != n) return Settled::busy;
+    return accepting_of(prev) ? Settled::quiescent : Settled::terminal;
+  }
+  // settle_reporting() for callers that only care about the end.
+  Terminal settle(Word n) noexcept {
+    return settle_reporting(n) == Settled::terminal ? Terminal::yes : Terminal::no;
   }
 
   // Closes the gate. Terminal::yes iff the count was already 0 and this call closed

@@ -14,7 +14,7 @@ namespace stealpool::detail {
 
 struct TakeResult {
   std::size_t taken = 0;
-  Terminal terminal = Terminal::no;  // whether this take's settle ended the executor
+  Settled settled = Settled::busy;  // what this take's settle left (terminal: it ended the run)
 };
 
 // How many times a steal that lost a race (retry) is tried again on one deque
@@ -22,44 +22,58 @@ struct TakeResult {
 // item, and the deque is shrinking under us.
 inline constexpr int kTakeRetries = 4;
 
-// Takes about half of each deque's queued tasks, oldest first (the top, where a
-// tree search keeps its largest subtrees), at most `max` in all, hands each to
-// sink(Item&&) and then settles their units on `state` in one RMW. sink must not
-// throw: the tasks are already out of their deques when it runs.
+// Takes from one queue (an injector or a deque: anything with steal()) up to
+// `want` tasks, oldest first, handing each to sink. Returns how many.
+template <class Item, class Queue, class Sink>
+std::size_t take_from(Queue& queue, std::size_t want, Sink& sink) noexcept {
+  std::size_t taken = 0;
+  for (int retries = 0; taken < want && retries <= kTakeRetries;) {
+    Steal<Item> s = queue.steal();
+    if (s.is_empty()) break;
+    if (s.is_retry()) {
+      ++retries;
+      continue;
+    }
+    sink(std::move(s).value());
+    ++taken;
+  }
+  return taken;
+}
+
+// Takes about half of the tasks queued in the injector (nullptr: none) and in
+// each deque, oldest first (in a deque, the top, where a tree search keeps its
+// largest subtrees; in the injector, the first given), at most `max` in all,
+// hands each to sink(Item&&) and then settles their units on `state` in one RMW.
+// sink must not throw: the tasks are already out of their queues when it runs.
 //
 // [TAKE-half]: every queued task holds one unit of the state word's count
-// ([LEDGER-bound]). A stolen task leaves the executor; its unit is settled only
+// ([LEDGER-bound]). A taken task leaves the executor; its unit is settled only
 // after sink has it, so the count never drops below the tasks still inside, and
 // the settle that takes the count to 0 with the gate closed is the terminal one,
 // as for a worker's settle ([STATE-settle] acq_rel: the sink's writes happen
 // before whatever the terminal thread does next). Any thread may call it: each
-// task is claimed by the deque's own steal(), exactly once against the owner's pop
-// and the other thieves ([CL-steal-fence]).
-// Item: the deques' item type; Deques: a range of pointers (raw or smart) to them.
-template <class Item, class Deques, class Sync, class Word, class Sink>
-TakeResult take_half(Deques& deques, StateWord<Sync, Word>& state, std::size_t max, Sink&& sink) noexcept {
+// task is claimed by its queue's own steal(), exactly once against the owner's
+// pop and the other consumers ([CL-steal-fence], [INJ-claim]).
+// Item: the queues' item type; Deques: a range of pointers (raw or smart) to them.
+template <class Item, class Injector, class Deques, class Sync, class Word, class Sink>
+TakeResult take_half(Injector* injector, Deques& deques, StateWord<Sync, Word>& state, std::size_t max,
+                     Sink&& sink) noexcept {
   static_assert(noexcept(sink(std::declval<Item&&>())),
-                "take_half: the sink runs after the tasks left their deques and must not throw");
+                "take_half: the sink runs after the tasks left their queues and must not throw");
+  // Half of what a queue holds now, rounded up (one queued task behind a running
+  // one is spare too), and no more than is left of max. size_hint() is a
+  // snapshot; the steals decide.
+  auto half_of = [&](std::size_t queued, std::size_t taken) {
+    const std::size_t want = (queued + 1) / 2;
+    return want < max - taken ? want : max - taken;
+  };
   TakeResult r;
+  if (injector != nullptr) r.taken += take_from<Item>(*injector, half_of(injector->size_hint(), 0), sink);
   for (auto& deque : deques) {
     if (r.taken >= max) break;
-    // Half of what this deque holds now, rounded up: one queued task behind a
-    // running one is spare too. size_hint() is a snapshot; the steals decide.
-    std::size_t want = (deque->size_hint() + 1) / 2;
-    if (want > max - r.taken) want = max - r.taken;
-    for (int retries = 0; want > 0 && retries <= kTakeRetries;) {
-      Steal<Item> s = deque->steal();
-      if (s.is_empty()) break;
-      if (s.is_retry()) {
-        ++retries;
-        continue;
-      }
-      sink(std::move(s).value());
-      ++r.taken;
-      --want;
-    }
+    r.taken += take_from<Item>(*deque, half_of(deque->size_hint(), r.taken), sink);
   }
-  if (r.taken != 0) r.terminal = state.settle(r.taken);  // [TAKE-half]: after the sink has them
+  if (r.taken != 0) r.settled = state.settle_reporting(r.taken);  // [TAKE-half]: after the sink has them
   return r;
 }
 

@@ -1,8 +1,10 @@
-// Executor::take_half (engine/core/README.md, "Taking tasks out"): a thread that
-// is not a worker takes about half of the queued tasks out of a running executor,
-// oldest first. Taken tasks never run there and no longer hold up join(); every
-// other task still runs once. The race of a take against the owner's pop and
-// join()'s close is model-checked in tests/model/take_half_model.cpp.
+// What a balancer outside an executor uses: Executor::take_half (engine/core/
+// README.md, "Taking tasks out"), with which a thread that is not a worker takes
+// about half of the queued tasks out of a running executor, oldest first (taken
+// tasks never run there and no longer hold up join(); every other task still
+// runs once), and ExecutorConfig::on_quiescent, called the moment the executor
+// has run dry. The race of a take against the owner's pop and join()'s close is
+// model-checked in tests/model/take_half_model.cpp.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -72,11 +74,15 @@ TEST(ExecutorTakeHalf, MaxBoundsTheTakeAndALastQueuedTaskIsSpare) {
   EXPECT_EQ(m.tasks_executed, 1u);
 }
 
-TEST(ExecutorTakeHalf, TasksStillInTheInjectorAreNotSpareAndAJoinedExecutorGivesNothing) {
+// External tasks not yet picked up are spare too: behind a held root on a lone
+// worker they wait in the injector, and a take gets the older half of them.
+TEST(ExecutorTakeHalf, TasksWaitingInTheInjectorAreSpareAndAJoinedExecutorGivesNothing) {
   sptest::Watchdog dog("ExecutorTakeHalf.Injector");
   std::atomic<bool> release{false};
   std::atomic<int> ran{0};
+  std::vector<int> order;  // the worker's only, read after join
   sp::Executor<int> ex(sptest::config_with(1), [&](int task, sp::WorkerCtx<int, sp::NoScratch>&) {
+    order.push_back(task);
     ran.fetch_add(1, std::memory_order::relaxed);
     if (task == kRoot)
       while (!release.load(std::memory_order::acquire)) std::this_thread::yield();
@@ -85,10 +91,16 @@ TEST(ExecutorTakeHalf, TasksStillInTheInjectorAreNotSpareAndAJoinedExecutorGives
   while (ran.load(std::memory_order::relaxed) == 0) std::this_thread::yield();
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(ex.spawn_external(i));  // behind the held root: in the injector
   std::vector<int> out;
-  EXPECT_EQ(ex.take_half(100, out), 0u);
+  EXPECT_EQ(ex.take_half(1000, out), 50u);
+  std::vector<int> first_half(50);
+  for (int i = 0; i < 50; ++i) first_half[static_cast<std::size_t>(i)] = i;
+  EXPECT_EQ(out, first_half) << "the first given, in order";
   release.store(true, std::memory_order::release);
-  EXPECT_EQ(ex.join().tasks_executed, 101u);
-  EXPECT_EQ(ran.load(), 101);
+  EXPECT_EQ(ex.join().tasks_executed, 51u);
+  ASSERT_EQ(order.size(), 51u);
+  for (int i = 1; i <= 50; ++i) EXPECT_EQ(order[static_cast<std::size_t>(i)], 49 + i);
+  out.clear();
+  EXPECT_EQ(ex.take_half(1000, out), 0u) << "a joined executor has nothing left";
 }
 
 // A binary tree of tasks, each node's id its heap index. Every node must run
@@ -167,6 +179,43 @@ TEST(ExecutorTakeHalf, ABalancerMovingTasksToAnotherExecutorLosesAndRepeatsNone)
   }
   EXPECT_GT(moved_in_all, 0u) << "in 16 runs of a tree of " << (2u << depth) - 1
                               << " one-microsecond tasks, the balancer never found a spare task";
+}
+
+// on_quiescent: called once each time the count of unfinished tasks falls to 0
+// with the gate open, after every task has run (its caller sees their writes),
+// and not at join()'s end.
+TEST(ExecutorQuiescence, TheHookRunsOnceEachTimeTheExecutorRunsDryAndSeesEveryTask) {
+  sptest::Watchdog dog("ExecutorQuiescence.Rounds");
+  for (std::size_t workers : {1u, 2u, 4u, 8u}) {
+    constexpr int kRounds = 20;
+    const int per_round = static_cast<int>(sptest::scaled(1000, 25)) * 2;  // half given, half spawned
+    std::atomic<int> ran{0};
+    std::atomic<int> calls{0};
+    std::vector<int> seen(kRounds + 1, -1);  // what each call saw; written by the caller of the hook
+    sp::ExecutorConfig cfg = sptest::config_with(workers);
+    cfg.on_quiescent = [&] {
+      const int call = calls.load(std::memory_order::relaxed);
+      if (call < kRounds) seen[static_cast<std::size_t>(call)] = ran.load(std::memory_order::relaxed);
+      calls.store(call + 1, std::memory_order::release);
+      calls.notify_all();
+    };
+    sp::Executor<int> ex(cfg, [&](int depth, sp::WorkerCtx<int, sp::NoScratch>& ctx) {
+      ran.fetch_add(1, std::memory_order::relaxed);
+      if (depth > 0) ctx.spawn_local(depth - 1);  // the spawned tasks count too
+    });
+    std::vector<int> batch(static_cast<std::size_t>(per_round / 2), 1);  // each runs, and spawns one more
+    for (int round = 0; round < kRounds; ++round) {
+      ASSERT_TRUE(ex.spawn_external_batch(batch));  // one RMW: the count rises from 0 once a round
+      // Wait for this round's call; the release above pairs with this acquire.
+      for (int c; (c = calls.load(std::memory_order::acquire)) <= round;) calls.wait(c, std::memory_order::acquire);
+      ASSERT_EQ(calls.load(std::memory_order::acquire), round + 1) << workers << " workers: one call a round";
+      EXPECT_EQ(seen[static_cast<std::size_t>(round)], (round + 1) * per_round)
+          << workers << " workers, round " << round << ": the hook ran before every task of the round had";
+    }
+    const sp::MetricsSnapshot m = ex.join();
+    EXPECT_EQ(calls.load(), kRounds) << "join()'s end is terminal, not quiescent";
+    EXPECT_EQ(m.tasks_executed, static_cast<std::uint64_t>(kRounds * per_round));
+  }
 }
 
 }  // namespace
