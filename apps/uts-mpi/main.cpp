@@ -173,14 +173,14 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
       const auto& m = per_rank[r];
       std::printf("rank=%zu tasks_run=%llu batches_stolen=%llu tasks_stolen=%llu batches_given=%llu "
                   "steal_requests=%llu empty_replies=%llu lifeline_requests=%llu messages_sent=%llu "
-                  "messages_received=%llu idle_s=%.3f progress_naps=%llu progress_cpu_s=%.3f\n",
+                  "messages_received=%llu worker_parks=%llu progress_naps=%llu progress_cpu_s=%.3f\n",
                   r, static_cast<unsigned long long>(m.tasks_run), static_cast<unsigned long long>(m.batches_stolen),
                   static_cast<unsigned long long>(m.tasks_stolen), static_cast<unsigned long long>(m.batches_given),
                   static_cast<unsigned long long>(m.steal_requests_sent),
                   static_cast<unsigned long long>(m.empty_replies),
                   static_cast<unsigned long long>(m.lifeline_requests_sent),
                   static_cast<unsigned long long>(m.messages_sent),
-                  static_cast<unsigned long long>(m.messages_received), m.idle_s,
+                  static_cast<unsigned long long>(m.messages_received), static_cast<unsigned long long>(m.worker_parks),
                   static_cast<unsigned long long>(m.progress_naps), m.progress_cpu_s);
     }
   }

@@ -148,29 +148,29 @@ class Executor {
   void shutdown() noexcept {
     if (body_) body_->shared->shutdown();
   }
-  // Takes about half of the tasks queued in the injector (external spawns not yet
-  // picked up) and in each worker's deque, at most `max` in all, oldest first, out
-  // of this executor and appends them to `out`; returns how many. They leave for
-  // good: they do not run here, count as neither run nor dropped, and no longer
-  // hold up join(). Not spare, so never taken: running tasks and a lone worker's
-  // private injector batch (a 1-worker executor takes up to 255 external tasks
-  // at a time into a buffer only it can reach). Any thread, while the executor
-  // runs or while join() waits (this take may be what lets join() return); 0
-  // once it has stopped. For moving work between executors or processes (a
-  // balancer, the MPI executor's steal between ranks): engine/core/README.md,
-  // "Taking tasks out". Throws std::bad_alloc, before anything is taken, if
-  // `out` cannot grow.
+  // Takes half of the tasks queued in the injector (external spawns not yet
+  // picked up) and in the workers' deques, rounded down (a lone queued task
+  // stays), at most `max`, oldest first, out of this executor and appends them to
+  // `out`; returns how many. They leave for good: they do not run here, count as
+  // neither run nor dropped, and no longer hold up join(). Not spare, so never
+  // taken: running tasks and a lone worker's private injector batch (a 1-worker
+  // executor takes up to 255 external tasks at a time into a buffer only it can
+  // reach, unless ExecutorConfig::lone_worker_batches is false). Any thread,
+  // while the executor runs or while join() waits (this take may be what lets
+  // join() return); 0 once it has stopped. For moving work between executors or
+  // processes (a balancer, the MPI executor's steal between ranks):
+  // engine/core/README.md, "Taking tasks out". Throws std::bad_alloc, before
+  // anything is taken, if `out` cannot grow.
   std::size_t take_half(std::size_t max, std::vector<T>& out)
     requires(std::is_nothrow_move_constructible_v<T> && !std::is_same_v<T, detail::Job*>)
   {
     auto& shared = *this->shared();
-    std::size_t spare = shared.injector.size_hint();
-    for (const auto& d : shared.deques) spare += d->size_hint();
-    if (spare > max) spare = max;
-    out.reserve(out.size() + spare);  // what the take can append, so the sink never allocates
+    std::size_t most = detail::spare_hint(&shared.injector, shared.deques) / 2;
+    if (most > max) most = max;
+    out.reserve(out.size() + most);  // what the take can append, so the sink never allocates
     using Box = typename detail::ExecutorShared<T>::Box;
     const detail::TakeResult r = detail::take_half<typename detail::ExecutorShared<T>::Stored>(
-        &shared.injector, shared.deques, shared.state, spare,
+        &shared.injector, shared.deques, shared.state, most,
         [&out](typename Box::Stored&& s) noexcept { out.push_back(Box::unbox(s)); });
     shared.after_settle(r.settled);
     return r.taken;

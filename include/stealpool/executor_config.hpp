@@ -25,6 +25,11 @@
 //   trace         a TraceSink (stealpool/trace.hpp) the workers     null (off)
 //                 report to: tasks found, idle, park and wake;
 //                 not owned, must outlive the executor
+//   lone_worker_batches  a 1-worker executor takes external      true
+//                 tasks up to 255 at a time into a buffer only
+//                 it reads (no fence per pop). false keeps
+//                 them in its deque, where take_half() can
+//                 reach them (the MPI executor's ranks)
 //   on_quiescent  called each time the executor goes quiescent:   empty (none)
 //                 every accepted task, and all they spawned, has
 //                 finished and no worker holds a unit of the
@@ -76,6 +81,7 @@ struct ExecutorConfig {
   std::chrono::nanoseconds park_timeout = std::chrono::microseconds(200);
   bool pin_threads = default_pin_threads();
   TraceSink* trace = nullptr;
+  bool lone_worker_batches = true;
   std::function<void()> on_quiescent;
 
   void validate() const {

@@ -55,8 +55,9 @@ std::uint64_t fingerprint(const UtsNode& n) {
 }
 
 // One rank's pool: W workers and one queue. Workers pop the newest node (the
-// Chase-Lev owner's LIFO); take_half gives the oldest, as the real RankPool's
-// progress thread takes inbound tasks and deque tops. Running nodes are not spare.
+// Chase-Lev owner's LIFO); take_half gives the oldest, as the real rank's
+// Executor::take_half takes the injector's tasks and deque tops. Running nodes
+// are not spare.
 class SimPool final : public mpi::detail::LocalPool {
  public:
   SimPool(int rank, int workers) : idle_(static_cast<std::size_t>(workers)), rank_(rank) {

@@ -60,12 +60,12 @@ bool RankProtocol::passive() const noexcept {
 bool RankProtocol::step() {
   bool busy = false;
   // [MPI-failed-before-dry] dry first, failed second: a worker sets its failure
-  // before it gives up its token, so a rank seen dry here has its failure seen
+  // before it settles the task's unit, so a rank seen dry here has its failure seen
   // below and broadcasts the cancel before it can report to a wave as passive.
   const bool dry = pool_.dry();
   // [MPI-data-before-passive] the frames emitted before the rank ran dry are all
-  // queued once dry() is seen (the worker queued them before its token went
-  // down): sent before this step can report the rank passive to a wave, so the
+  // queued once dry() is seen (the worker queued them before it settled the
+  // task): sent before this step can report the rank passive to a wave, so the
   // wave's sum counts them until rank 0 has them.
   if (config_.mutant != SafraMutant::kDataAfterReport) busy |= flush_data();
   if (!cancel_sent_ && pool_.failed()) {

@@ -89,7 +89,9 @@ std::uint64_t spin(std::uint64_t x, int rounds) {
   for (int i = 0; i < rounds; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
   return x;
 }
-volatile std::uint64_t g_sink;
+// Where spin()'s results go, so the work is not optimised away; several workers
+// store to it, so it is atomic (relaxed: only the stores matter).
+std::atomic<std::uint64_t> g_sink{0};
 
 using RangeExec = mpi::DistExecutor<Range, Visits>;
 
@@ -108,7 +110,7 @@ RangeExec make_range_executor(std::size_t workers, std::uint32_t throw_at, steal
         }
         if (r.lo == throw_at) throw std::runtime_error("task " + std::to_string(r.lo) + " failed");
         ++ctx.scratch().count[r.lo];
-        if (r.lo < kIds / 8) g_sink = spin(r.lo, 2000);
+        if (r.lo < kIds / 8) g_sink.store(spin(r.lo, 2000), std::memory_order::relaxed);
       });
 }
 
@@ -331,7 +333,7 @@ bool termination_waits_for_in_flight_steals() {
 // pool is driven directly, as Progress drives it: one task that runs until
 // released, and a nap of 60 s that must end within a few seconds of the release.
 bool a_rank_that_runs_dry_ends_its_progress_nap() {
-  using Pool = mpi::detail::RankPool<Range, int>;
+  using Pool = mpi::detail::RankWorkers<Range, int>;
   mpi::DistConfig config;
   config.workers = 2;
   std::atomic<bool> release{false};
@@ -539,7 +541,7 @@ bool coded_tasks_run_exactly_once_intact_all_on_rank0() {
         std::uint32_t leaf = 0;
         for (std::uint32_t s : t.steps) leaf = leaf * kPathFanout + s;
         ++ctx.scratch().count[leaf];
-        g_sink = spin(leaf, 10'000);
+        g_sink.store(spin(leaf, 10'000), std::memory_order::relaxed);
       });
   if (ex.rank() == 0) ex.seed(PathTask{"root", {}});
   ex.run();
@@ -570,7 +572,7 @@ FragileExec make_fragile_executor(const std::string& special) {
   config.workers = 2;
   return FragileExec(config, [special](FragileTask t, mpi::Context<FragileTask, stealpool::NoScratch>& ctx) {
     if (t.task.path != special || ctx.rank() != 0 || world_size() == 1) {
-      g_sink = spin(t.task.path.size(), 20'000);
+      g_sink.store(spin(t.task.path.size(), 20'000), std::memory_order::relaxed);
       return;
     }
     ctx.spawn(std::move(t));
@@ -627,7 +629,7 @@ bool coded_tasks_left_unrun_are_destroyed() {
 // same for a batch cut short (it announces 3 tasks and holds 2). Driven on the
 // pool directly, so the failing task's place in the batch is certain.
 bool a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded() {
-  using Pool = mpi::detail::RankPool<CountedTask, int>;
+  using Pool = mpi::detail::RankWorkers<CountedTask, int>;
   using Wire = mpi::detail::TaskWire<CountedTask>;
   struct Case {
     const char* name;

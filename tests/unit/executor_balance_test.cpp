@@ -43,22 +43,22 @@ struct HeldQueue {
   }
 };
 
-TEST(ExecutorTakeHalf, TakesTheOlderHalfRoundedUpAndTheRestRunsOnce) {
+TEST(ExecutorTakeHalf, TakesTheOlderHalfAndTheRestRunsOnce) {
   sptest::Watchdog dog("ExecutorTakeHalf.Half");
   HeldQueue q(10);
   std::vector<int> out;
   EXPECT_EQ(q.ex.take_half(100, out), 5u);
   EXPECT_EQ(out, (std::vector<int>{0, 1, 2, 3, 4})) << "the oldest tasks, in the order spawned";
-  EXPECT_EQ(q.ex.take_half(100, out), 3u) << "half of the 5 left, rounded up";
-  EXPECT_EQ(out, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(q.ex.take_half(100, out), 2u) << "half of the 5 left, rounded down";
+  EXPECT_EQ(out, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
   q.release.store(true, std::memory_order::release);
   const sp::MetricsSnapshot m = q.ex.join();
-  EXPECT_EQ(q.ran, (std::vector<int>{kRoot, 9, 8})) << "taken tasks must not run here";
-  EXPECT_EQ(m.tasks_executed, 3u);
+  EXPECT_EQ(q.ran, (std::vector<int>{kRoot, 9, 8, 7})) << "taken tasks must not run here";
+  EXPECT_EQ(m.tasks_executed, 4u);
   EXPECT_EQ(m.tasks_dropped, 0u);
 }
 
-TEST(ExecutorTakeHalf, MaxBoundsTheTakeAndALastQueuedTaskIsSpare) {
+TEST(ExecutorTakeHalf, MaxBoundsTheTakeAndALoneQueuedTaskStays) {
   sptest::Watchdog dog("ExecutorTakeHalf.Max");
   HeldQueue q(10);
   std::vector<int> out{42};  // appended to, not replaced
@@ -67,11 +67,11 @@ TEST(ExecutorTakeHalf, MaxBoundsTheTakeAndALastQueuedTaskIsSpare) {
   EXPECT_EQ(out, (std::vector<int>{42, 0, 1}));
   std::size_t more = 0;
   for (std::size_t n; (n = q.ex.take_half(100, out)) != 0;) more += n;
-  EXPECT_EQ(more, 8u) << "repeated takes empty the queue: one task behind a running one is spare";
+  EXPECT_EQ(more, 7u) << "repeated takes of the 8 left: 4, 2, 1, then a lone task stays";
   q.release.store(true, std::memory_order::release);
   const sp::MetricsSnapshot m = q.ex.join();
-  EXPECT_EQ(q.ran, (std::vector<int>{kRoot}));
-  EXPECT_EQ(m.tasks_executed, 1u);
+  EXPECT_EQ(q.ran, (std::vector<int>{kRoot, 9}));
+  EXPECT_EQ(m.tasks_executed, 2u);
 }
 
 // External tasks not yet picked up are spare too: behind a held root on a lone
@@ -101,6 +101,37 @@ TEST(ExecutorTakeHalf, TasksWaitingInTheInjectorAreSpareAndAJoinedExecutorGivesN
   for (int i = 1; i <= 50; ++i) EXPECT_EQ(order[static_cast<std::size_t>(i)], 49 + i);
   out.clear();
   EXPECT_EQ(ex.take_half(1000, out), 0u) << "a joined executor has nothing left";
+}
+
+// A lone worker takes external tasks into a private buffer, beyond a take's
+// reach, unless lone_worker_batches is false: then the batch it took sits in its
+// deque, and a take gets half of everything queued.
+TEST(ExecutorTakeHalf, ALoneWorkersBatchIsSpareOnlyWithoutItsPrivateBuffer) {
+  sptest::Watchdog dog("ExecutorTakeHalf.Lone");
+  for (bool lone_batches : {true, false}) {
+    std::atomic<bool> release{false};
+    std::atomic<bool> started{false};
+    sp::ExecutorConfig cfg = sptest::config_with(1);
+    cfg.lone_worker_batches = lone_batches;
+    sp::Executor<int> ex(cfg, [&](int task, sp::WorkerCtx<int, sp::NoScratch>&) {
+      if (task != kRoot) return;
+      started.store(true, std::memory_order::release);
+      while (!release.load(std::memory_order::acquire)) std::this_thread::yield();
+    });
+    std::vector<int> batch{kRoot};
+    for (int i = 0; i < 100; ++i) batch.push_back(i);
+    ASSERT_TRUE(ex.spawn_external_batch(batch));  // the worker takes the root and a batch behind it
+    while (!started.load(std::memory_order::acquire)) std::this_thread::yield();
+    std::vector<int> out;
+    const std::size_t taken = ex.take_half(1000, out);
+    if (lone_batches) {
+      EXPECT_EQ(taken, 0u) << "all 100 sit in the lone worker's private buffer";
+    } else {
+      EXPECT_EQ(taken, 50u) << "half of the 100 queued in the injector and the deque";
+    }
+    release.store(true, std::memory_order::release);
+    EXPECT_EQ(ex.join().tasks_executed + taken, 101u);
+  }
 }
 
 // A binary tree of tasks, each node's id its heap index. Every node must run

@@ -30,7 +30,7 @@ namespace stealpool::detail {
 template <class T>
 class ExecutorShared {
  public:
-  using Box = TaskBox<T>;
+  using Box = TaskBox<T, kExecutorInlineBytes<T>>;
   using Stored = typename Box::Stored;
   using Deque = typename WorkerDeque<Stored>::type;
 

@@ -497,7 +497,7 @@ class ExecutorWorker {
   // Fork-join pools (split deques) take one job at a time: no buffer.
   using LoneBatch = PrivateBatch<Stored, 255>;
   struct NoBatch {};
-  const bool alone_ = !kSplit && shared_.config.workers == 1;
+  const bool alone_ = !kSplit && shared_.config.workers == 1 && shared_.config.lone_worker_batches;
   RefillPacer pacer_;  // paced_take()
   [[no_unique_address]] std::conditional_t<kSplit, NoBatch, LoneBatch> lone_batch_;
 };

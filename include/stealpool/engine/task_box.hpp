@@ -16,6 +16,12 @@
 
 namespace stealpool::detail {
 
+// The largest T an Executor<T> keeps inline: 32 bytes, unless a task type of the
+// library says otherwise (mpi/detail/rank_workers.hpp's RankItem, already a
+// 64-byte-or-pointer item, specialises it to the queue slot's 64).
+template <class T>
+inline constexpr std::size_t kExecutorInlineBytes = 32;
+
 template <class T, std::size_t kInlineBytes = 32>
 struct TaskBox {
   static_assert(std::is_move_constructible_v<T>, "Executor task types must be move-constructible");

@@ -4,14 +4,43 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
+
+#include "stealpool/engine/task_box.hpp"
+#include "stealpool/platform/cache_line.hpp"
+#include "stealpool/queue/atomic_slot.hpp"  // kMaxInlineItemBytes
+#include "stealpool/worker_ctx.hpp"
 
 namespace stealpool::mpi {
 namespace detail {
 template <class T, class S>
-class RankPool;
-}
+class RankWorkers;
+
+// A task as a rank's executor holds it: T itself when trivially copyable and at
+// most 64 bytes, else a pointer to a heap T (rank_workers.hpp).
+template <class T>
+struct RankItem {
+  using Box = stealpool::detail::TaskBox<T, stealpool::detail::kMaxInlineItemBytes>;
+  typename Box::Stored stored;
+  static const T& deref(const typename Box::Stored& s) noexcept {
+    if constexpr (Box::kInline) return s;
+    else return *s;
+  }
+};
+
+// What each worker of a rank keeps: its scratch (none if scratch_init threw)
+// and its counts. Written by its worker only, read after the run; a cache line
+// of its own, as tasks write their scratch all the time.
+template <class S>
+struct alignas(stealpool::detail::kCacheLine) RankSlot {
+  std::optional<S> scratch;
+  std::uint64_t tasks_run = 0;
+  std::uint64_t tasks_dropped = 0;
+};
+}  // namespace detail
 
 template <class T, class S>
 class Context {
@@ -28,19 +57,20 @@ class Context {
   void emit(std::span<const std::byte> bytes);
   void emit(std::string_view text) { emit(std::as_bytes(std::span<const char>(text.data(), text.size()))); }
   S& scratch() noexcept { return scratch_; }
-  std::size_t worker_id() const noexcept { return worker_; }
+  std::size_t worker_id() const noexcept { return worker_.worker_id(); }
   int rank() const noexcept { return rank_; }
 
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
  private:
-  friend class detail::RankPool<T, S>;
-  Context(detail::RankPool<T, S>& pool, std::size_t worker, int rank, S& scratch)
+  friend class detail::RankWorkers<T, S>;
+  using Worker = WorkerCtx<detail::RankItem<T>, detail::RankSlot<S>*>;
+  Context(detail::RankWorkers<T, S>& pool, Worker& worker, int rank, S& scratch)
       : pool_(pool), worker_(worker), rank_(rank), scratch_(scratch) {}
 
-  detail::RankPool<T, S>& pool_;
-  std::size_t worker_;
+  detail::RankWorkers<T, S>& pool_;
+  Worker& worker_;
   int rank_;
   S& scratch_;
 };

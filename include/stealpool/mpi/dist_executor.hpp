@@ -75,7 +75,7 @@
 #include "stealpool/mpi/context.hpp"
 #include "stealpool/mpi/detail/agree.hpp"
 #include "stealpool/mpi/detail/progress.hpp"
-#include "stealpool/mpi/detail/rank_pool.hpp"
+#include "stealpool/mpi/detail/rank_workers.hpp"
 #include "stealpool/mpi/dist_config.hpp"
 #include "stealpool/mpi/environment.hpp"
 #include "stealpool/mpi/remote_failure.hpp"
@@ -107,7 +107,7 @@ class DistExecutor {
     MPI_Comm_size(comm_, &size_);
     try {
       detail::agree(comm_, "building the rank's pool", [&] {  // [MPI-agree]
-        pool_ = std::make_unique<detail::RankPool<T, S>>(config_, rank_, std::move(scratch_init), std::move(runner));
+        pool_ = std::make_unique<detail::RankWorkers<T, S>>(config_, rank_, std::move(scratch_init), std::move(runner));
       });
     } catch (...) {
       MPI_Comm_free(&comm_);  // no destructor runs for a constructor that throws
@@ -214,7 +214,7 @@ class DistExecutor {
   int size_ = 1;
   bool ran_ = false;
   RankMetrics metrics_;
-  std::unique_ptr<detail::RankPool<T, S>> pool_;
+  std::unique_ptr<detail::RankWorkers<T, S>> pool_;
 };
 
 }  // namespace stealpool::mpi

@@ -40,11 +40,22 @@ std::size_t take_from(Queue& queue, std::size_t want, Sink& sink) noexcept {
   return taken;
 }
 
-// Takes about half of the tasks queued in the injector (nullptr: none) and in
-// each deque, oldest first (in a deque, the top, where a tree search keeps its
-// largest subtrees; in the injector, the first given), at most `max` in all,
-// hands each to sink(Item&&) and then settles their units on `state` in one RMW.
-// sink must not throw: the tasks are already out of their queues when it runs.
+// How many tasks the injector (nullptr: none) and the deques hold now: a
+// snapshot of size_hint()s, to size a take by.
+template <class Injector, class Deques>
+std::size_t spare_hint(const Injector* injector, const Deques& deques) noexcept {
+  std::size_t n = injector != nullptr ? injector->size_hint() : 0;
+  for (const auto& deque : deques) n += deque->size_hint();
+  return n;
+}
+
+// Takes half of the tasks queued in the injector (nullptr: none) and the deques,
+// rounded down (a lone queued task stays: an idle worker is about to run it),
+// at most `max`, oldest first: the first given in the injector, then the top of
+// each deque, where a tree search keeps its largest subtrees; from each queue at
+// most half of it, rounded up, so the take is spread over the queues. Hands each
+// task to sink(Item&&), then settles their units on `state` in one RMW. sink
+// must not throw: the tasks are already out of their queues when it runs.
 //
 // [TAKE-half]: every queued task holds one unit of the state word's count
 // ([LEDGER-bound]). A taken task leaves the executor; its unit is settled only
@@ -60,18 +71,18 @@ TakeResult take_half(Injector* injector, Deques& deques, StateWord<Sync, Word>& 
                      Sink&& sink) noexcept {
   static_assert(noexcept(sink(std::declval<Item&&>())),
                 "take_half: the sink runs after the tasks left their queues and must not throw");
-  // Half of what a queue holds now, rounded up (one queued task behind a running
-  // one is spare too), and no more than is left of max. size_hint() is a
-  // snapshot; the steals decide.
-  auto half_of = [&](std::size_t queued, std::size_t taken) {
-    const std::size_t want = (queued + 1) / 2;
-    return want < max - taken ? want : max - taken;
-  };
+  std::size_t want = spare_hint(injector, deques) / 2;  // a snapshot; the steals decide
+  if (want > max) want = max;
   TakeResult r;
-  if (injector != nullptr) r.taken += take_from<Item>(*injector, half_of(injector->size_hint(), 0), sink);
+  auto from = [&](auto& queue) {
+    std::size_t share = (queue.size_hint() + 1) / 2;
+    if (share > want - r.taken) share = want - r.taken;
+    r.taken += take_from<Item>(queue, share, sink);
+  };
+  if (injector != nullptr) from(*injector);
   for (auto& deque : deques) {
-    if (r.taken >= max) break;
-    r.taken += take_from<Item>(*deque, half_of(deque->size_hint(), r.taken), sink);
+    if (r.taken >= want) break;
+    from(*deque);
   }
   if (r.taken != 0) r.settled = state.settle_reporting(r.taken);  // [TAKE-half]: after the sink has them
   return r;

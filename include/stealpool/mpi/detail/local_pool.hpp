@@ -22,8 +22,8 @@ class LocalPool {
   // true it stays true until give() is called: only the progress thread adds work
   // to a dry rank.
   virtual bool dry() const noexcept = 0;
-  // Sleeps for at most `most`, less if the rank runs dry meanwhile: the worker
-  // whose token takes [MPI-outstanding] to zero rings the progress thread, so a
+  // Sleeps for at most `most`, less if the rank runs dry meanwhile: the settle
+  // that takes [MPI-outstanding] to zero rings the progress thread, so a
   // dry rank hunts at once instead of after the rest of a sleep ([MPI-dry-bell]).
   // May also return early for no reason; the caller's loop re-checks everything.
   virtual void nap(std::chrono::microseconds most) noexcept = 0;
@@ -45,7 +45,7 @@ class LocalPool {
   // Data the rank's tasks emitted for rank 0 (Context::emit), as frames: each a
   // 4-byte length (native order) and its bytes. Moves every queued frame into
   // `out` (left empty if none); false if none was queued. A frame queued before
-  // the worker's token went down is seen by the first call after dry() returned
+  // the worker settled its task is seen by the first call after dry() returned
   // true ([MPI-data-before-passive]).
   virtual bool take_data(std::vector<std::byte>& /*out*/) { return false; }
   // Rank 0: frames from rank `source` (the same layout), for the data sink. Does
