@@ -105,8 +105,6 @@ class ExecutorShared {
 
   // --- stopping ---------------------------------------------------------------
 
-  // Terminal state reached (or a cooperative stop): every worker exits at its next
-  // step. Idempotent.
   // What every settle does next: the terminal one starts [DONE-flag]; one that
   // left the executor quiescent calls the user's hook (ExecutorConfig::on_quiescent).
   void after_settle(Settled settled) noexcept {
@@ -114,6 +112,8 @@ class ExecutorShared {
     else if (settled == Settled::quiescent && config.on_quiescent) config.on_quiescent();
   }
 
+  // Terminal state reached (or a cooperative stop): every worker exits at its next
+  // step. Idempotent.
   void initiate_done() noexcept {
     // [DONE-flag] release: pairs with the acquire in is_done(); a worker that sees
     // done also sees the terminal state word (or the recorded error).
