@@ -670,6 +670,46 @@ bool a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decode
   return true;
 }
 
+// A rank given up while its workers hold tasks (abandon(): the run failed to
+// start after the seeds were given, or run() ended by an exception): the task
+// that is running finishes, every queued one is dropped, and every boxed task is
+// freed. Driven on the rank's workers directly, one worker held in task 0.
+bool a_rank_given_up_with_tasks_queued_drops_and_frees_them() {
+  using Pool = mpi::detail::RankWorkers<CountedTask, int>;
+  const long live_before = g_live_tasks.load();
+  std::atomic<bool> started{false};
+  std::atomic<bool> release{false};
+  mpi::RankMetrics m;
+  {
+    Pool pool(mpi::DistConfig{}, 0, [](std::size_t) { return 0; },
+              [&](CountedTask t, mpi::Context<CountedTask, int>&) {
+                if (t.id != 0) return;
+                started.store(true, std::memory_order::release);
+                while (!release.load(std::memory_order::acquire)) std::this_thread::yield();
+              });
+    for (std::uint32_t i = 0; i < 100; ++i) {
+      const CountedTask t(i);
+      pool.seed(&t, 1);
+    }
+    pool.start();
+    pool.open_gate();
+    while (!started.load(std::memory_order::acquire)) std::this_thread::yield();
+    std::thread releaser([&release] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      release.store(true, std::memory_order::release);
+    });
+    pool.abandon();
+    releaser.join();
+    pool.add_metrics(m);
+  }
+  if (g_live_tasks.load() != live_before)
+    return fail(cat({num(static_cast<std::uint64_t>(g_live_tasks.load() - live_before)),
+                     " boxed tasks outlived a rank given up with them queued"}));
+  if (m.tasks_run != 1 || m.tasks_dropped != 99)
+    return fail(cat({"ran ", num(m.tasks_run), " and dropped ", num(m.tasks_dropped), ", expected 1 and 99"}));
+  return true;
+}
+
 bool bad_config_is_refused_with_its_value() {
   mpi::DistConfig config;
   config.workers = 0;
@@ -780,6 +820,8 @@ bool run_scenario(std::string_view name) {
   if (name == "a_data_sink_that_throws_fails_rank_zero_and_stops_every_rank")
     return a_data_sink_that_throws_fails_rank_zero_and_stops_every_rank();
   if (name == "a_rank_that_runs_dry_ends_its_progress_nap") return a_rank_that_runs_dry_ends_its_progress_nap();
+  if (name == "a_rank_given_up_with_tasks_queued_drops_and_frees_them")
+    return a_rank_given_up_with_tasks_queued_drops_and_frees_them();
   if (name == "a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded")
     return a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded();
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();

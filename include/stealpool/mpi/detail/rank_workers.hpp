@@ -120,17 +120,27 @@ class RankWorkers final : public LocalPool {
 
   // [MPI-gate]: the seeds go to the workers. Before it the rank holds no task,
   // so run() can still be given up with none run (abandon()).
-  void open_gate() {
+  // Does not throw: an allocation that fails here fails the rank as a task would
+  // ([MPI-failed-before-dry]), so every rank stops cleanly.
+  void open_gate() noexcept {
     if (seeds_.empty()) return;
-    if (!engine_->spawn_external_batch(std::span<const Item>(seeds_))) discard_all(seeds_);  // (the gate is open)
+    try {
+      if (!engine_->spawn_external_batch(std::span<const Item>(seeds_))) discard_all(seeds_);  // (the gate is open)
+    } catch (...) {
+      // The injector may have queued a prefix of the seeds (which the cancelled
+      // workers drop and free); which one is unknown, so the rest are not freed.
+      record_failure(std::current_exception());
+    }
     seeds_.clear();
   }
 
-  // The run is given up before it began ([MPI-agree]): no task has run; the
-  // seeds are destroyed with the workers.
+  // The run is given up ([MPI-agree]) or ended by an exception: the workers drop
+  // every task still queued (each box freed as it is dropped), then stop. Given
+  // up before open_gate(), no task has run; the seeds are destroyed with the
+  // workers.
   void abandon() noexcept {
     if (!engine_) return;
-    engine_->shutdown();
+    cancelled_.store(true, std::memory_order::relaxed);  // [MPI-cancel]: run_task drops the rest
     (void)engine_->join(std::nothrow);
     engine_.reset();
   }
