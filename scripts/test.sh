@@ -101,9 +101,17 @@ configure_and_build() {
 RUN_PREFIX=()
 
 # run_ctest <dir> [ctest args...]
+# A failing run's test names go to FAILED_TESTS, which the summary prints: a CI log
+# shown only by its tail still says which tests failed.
+FAILED_TESTS="$(mktemp "${TMPDIR:-/tmp}/stealpool-failed.XXXXXX")"
 run_ctest() {
-  local dir="$1"; shift
-  "${RUN_PREFIX[@]}" ctest --test-dir "$dir" --output-on-failure --timeout "$TEST_TIMEOUT" "$@"
+  local dir="$1" rc=0; shift
+  "${RUN_PREFIX[@]}" ctest --test-dir "$dir" --output-on-failure --timeout "$TEST_TIMEOUT" "$@" || rc=$?
+  local failed_log="$dir/Testing/Temporary/LastTestsFailed.log"
+  if ((rc != 0)) && [[ -r "$failed_log" ]]; then
+    awk -v dir="$dir" '{ print "  " dir ": test " $0 }' "$failed_log" >> "$FAILED_TESTS"
+  fi
+  return "$rc"
 }
 
 # Non-stress tests in parallel, then the stress tests one at a time (they need both
@@ -237,4 +245,9 @@ for p in "${phases[@]}"; do
 done
 printf '  %-10s %-16s %5d s\n' total "" $((SECONDS - total_start))
 echo "phases: $passed passed, $failed failed"
+if [[ -s "$FAILED_TESTS" ]]; then
+  echo "failed tests:"
+  cat "$FAILED_TESTS"
+fi
+rm -f "$FAILED_TESTS"
 ((failed == 0))
