@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -158,10 +159,11 @@ void race_owner_near_empty(Queue& q, int thieves, MakeThief make_thief) {
 
   while (thieves_ready.load(std::memory_order::relaxed) < thieves) std::this_thread::yield();
   std::uint64_t seed = 0x2545F4914F6CDD1Dull, next = 0;
-  while (next < n) {
+  const std::uint64_t last = n - 1;  // kept for the end: see below
+  while (next < last) {
     std::uint64_t burst = 1 + xorshift(seed) % 3;
     if (xorshift(seed) % 2048 == 0) burst = 200;
-    for (std::uint64_t k = 0; k < burst && next < n; ++k) q.push(tagged(next++));
+    for (std::uint64_t k = 0; k < burst && next < last; ++k) q.push(tagged(next++));
     // Mostly pop everything just pushed: thieves then win items only by racing
     // the owner for the last ones. Sometimes leave a few for them.
     const std::uint64_t pops = xorshift(seed) % 4 != 0 ? burst : xorshift(seed) % (burst + 1);
@@ -171,6 +173,14 @@ void race_owner_near_empty(Queue& q, int thieves, MakeThief make_thief) {
       ledger.record(*x);
     }
   }
+  while (std::optional<Tagged> x = q.pop()) ledger.record(*x);
+  // On a loaded machine the owner may finish before any thief ran. Then the
+  // last item waits (up to 10 s) for one, so that a run never passes without a
+  // steal; thieves that cannot take it fail the check below.
+  q.push(tagged(last));
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (stolen.load(std::memory_order::relaxed) == 0 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::yield();
   while (std::optional<Tagged> x = q.pop()) ledger.record(*x);
   owner_done.store(true, std::memory_order::release);
   for (std::thread& t : threads) t.join();

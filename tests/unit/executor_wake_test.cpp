@@ -206,20 +206,29 @@ TEST(ExecutorWake, NoLostWakeUpWithASleepMaskSpanningSeveralWords) {
 // none too. So an idle pool stops timing out after about one park_timeout,
 // instead of doubling it six times (20, 60, 140, 300 ms: 3-4 timeouts a worker
 // in 300 ms). Races between workers waking at once can cost a second round.
+// A worker kept off the CPU for a park_timeout (a loaded machine) costs its
+// siblings a third, so each size gets up to 3 runs and fails only if every run
+// is over the bound; without the rule every run is several times over it.
 TEST(ExecutorWake, TheLastWorkerToFallAsleepParksWithNoTimeout) {
   for (std::size_t workers : {1u, 2u, 4u}) {
-    sptest::ParkCounter count;  // the parks that ended by timeout
-    sp::ExecutorConfig cfg = sptest::config_with(workers);
-    cfg.park_timeout = 20ms;
-    cfg.spin_iters = 0;
-    cfg.trace = &count;
-    {
-      sp::Executor<int> ex(cfg, [](int, auto&) {});
-      ASSERT_TRUE(ex.spawn_external(1));
-      std::this_thread::sleep_for(300ms);
-      (void)ex.join();
+    const int bound = 2 * static_cast<int>(workers - 1);
+    std::vector<int> timeouts;
+    for (int run = 0; run < 3 && (timeouts.empty() || timeouts.back() > bound); ++run) {
+      sptest::ParkCounter count;  // the parks that ended by timeout
+      sp::ExecutorConfig cfg = sptest::config_with(workers);
+      cfg.park_timeout = 20ms;
+      cfg.spin_iters = 0;
+      cfg.trace = &count;
+      {
+        sp::Executor<int> ex(cfg, [](int, auto&) {});
+        ASSERT_TRUE(ex.spawn_external(1));
+        std::this_thread::sleep_for(300ms);
+        (void)ex.join();
+      }
+      timeouts.push_back(count.timeouts());
     }
-    EXPECT_LE(count.timeouts(), 2 * static_cast<int>(workers - 1)) << workers << " workers";
+    EXPECT_LE(timeouts.back(), bound) << workers << " workers, timeouts in each run: "
+                                      << ::testing::PrintToString(timeouts);
   }
 }
 

@@ -196,9 +196,11 @@ TEST(SleepRegistryRace, ConcurrentNotifiersNeverWakeOneSleeperTwice) {
 
 // The full sleeper/producer handshake with real threads: a sleeper that announces,
 // re-checks a flag and parks forever must always be woken by a producer that sets
-// the flag and notifies (a lost wake-up would hang; the watchdog aborts).
+// the flag and notifies (a lost wake-up would hang; the watchdog aborts). Its
+// limit is generous: each round needs both threads on a CPU at once, and under
+// ctest -j2 beside busy tests the rounds have taken over a minute in all.
 TEST(SleepRegistryRace, DekkerHandshakeNeverStrandsPublishedWork) {
-  sptest::Watchdog dog("DekkerHandshakeNeverStrandsPublishedWork");
+  sptest::Watchdog dog("DekkerHandshakeNeverStrandsPublishedWork", 240s);
   std::optional<Registry> r;
   std::atomic<bool> work{false};
   int parks = 0;  // written by the sleeper only
