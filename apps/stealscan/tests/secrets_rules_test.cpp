@@ -145,6 +145,8 @@ std::vector<Sample> samples() {
       {"planetscale-credential", "pscale_pw_" + cyc(kAlnum, 43), "pscale_pw_" + cyc(kAlnum, 20)},
       {"dynatrace-api-token", "dt0c01." + cyc(kUpperAlnum, 24) + "." + cyc(kUpperAlnum, 64),
        "dt0c01." + cyc(kUpperAlnum, 24) + "." + cyc(kUpperAlnum, 63)},
+      {"mapbox-public-token", "pk.eyJ" + cyc(kAlnum, 40) + "." + cyc(kAlnum, 22),
+       "pk.eyJ" + cyc(kAlnum, 40) + "." + cyc(kAlnum, 19)},
       {"mapbox-secret-token", "sk.eyJ" + cyc(kAlnum, 40) + "." + cyc(kAlnum, 22),
        "sk.eyJ" + cyc(kAlnum, 40) + ".short"},
       one_short("readme-api-key", "rdme_", kLowerAlnum, 70),
@@ -170,6 +172,9 @@ std::vector<Sample> samples() {
       {"http-bearer-token",
        "Authorization: Bearer 0123456789ABCDEFGHIJKLMNOPQRSTUV",
        "Authorization: Bearer aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+      {"http-bearer-token-short",
+       "Authorization: Bearer Xq7.vN2-pL9s",
+       "Authorization: Bearer YOUR_TOKEN"},
       {"connection-string-password",
        "Server=tcp:db.internal,1433;Database=app;User ID=app;Password=Hunter2x!;",
        "Server=tcp:db.internal,1433;Database=app;User ID=app;Password={your_password};"},
@@ -1227,6 +1232,12 @@ std::vector<Sample> samples() {
       {"gcs-bucket-url",
        "url: https://example-bucket.storage.googleapis.com/x",
        "url: https://storage.googleapis.com/x"},
+      {"gcs-path-url",
+       "url: https://storage.googleapis.com/example-bucket/x",
+       "url: https://example-bucket.storage.googleapis.com/an-object"},
+      {"aws-s3-path-url",
+       "url: https://s3.us-east-2.amazonaws.com/example-bucket/x",
+       "url: https://example-bucket.s3.amazonaws.com/an-object"},
       {"google-oauth-client-id",
        "'clientID': '231545488769-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com'",
        "'clientID': '231545488769-abcdefghijklmnopqrstuvwxyz01234.apps.googleusercontent.com'"},
@@ -2378,6 +2389,10 @@ TEST(DefaultRules, text_without_secrets_finds_nothing) {
       "api_key = \"${API_KEY}\"\n"
       "secret: xxxxxxxxxxxxxxxx\n"
       "auth_token = \"changeme-example-1234567890\"\n"
+      // S3's XML namespace and the GCS JSON API's paths are no buckets:
+      "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">\n"
+      "GET https://storage.googleapis.com/storage/v1/b/a-bucket/o\n"
+      "POST https://storage.googleapis.com/upload/storage/v1/b/a-bucket/o\n"
       // Code that generic-secret once took for assignments (from /usr/include, Python):
       "_M_token = _S_token_subexpr_lookahead_begin;\n"
       "NL80211_AUTHTYPE_MAX = __NL80211_AUTHTYPE_NUM - 1,\n"
@@ -2396,6 +2411,8 @@ TEST(DefaultRules, text_without_secrets_finds_nothing) {
       // Documentation's netrc entries and hashes (curl's, apt_auth.conf's and openssl passwd's manuals):
       "machine example.com\nlogin daniel\npassword qwerty\n"
       "machine host.domain.com login myself password secret\n"
+      "machine a:id password filename\n"       // vim's netrw, in its help strings
+      "machine id password [path/]filename\"\n"
       "$1$xxxxxxxx$abcdefghijklmnopqrstuv\n"
       // Documentation's placeholder passwords in URLs:
       "http://login-on-proxy:passwd-on-proxy@proxy-host.com/\n"
@@ -2433,7 +2450,9 @@ TEST(DefaultRules, rules_find_each_kind_of_their_providers_tokens) {
            {"aws-access-key-id", "A3T0" + cyc(kBase32, 16)},
            {"microsoft-teams-webhook",
             "https://outlook.office.com/webhook/" + uuid + "@" + uuid + "/IncomingWebhook/" + cyc(kHex, 32) + "/" + uuid},
-           {"okta-api-token", "okta_secret: 00" + cyc(kAlnum, 40)}})
+           {"okta-api-token", "okta_secret: 00" + cyc(kAlnum, 40)},
+           {"netrc-password", "machine raw.corp.internal\n  login deploy\n  password pass123\n"},
+           {"aws-s3-path-url", "http://s3-eu-west-1.amazonaws.com/my.bucket.name"}})
     EXPECT_EQ(rules_found(d, "x " + text + " x\n").count(rule), 1u) << rule << " missed: " << text;
 }
 
