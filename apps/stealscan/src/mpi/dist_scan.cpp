@@ -7,6 +7,7 @@
 #include <deque>
 #include <exception>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -14,20 +15,50 @@
 
 #include <stealpool/mpi/dist_executor.hpp>
 
-#include "mpi/file_table.hpp"
 #include "mpi/rank_bytes.hpp"
 #include "scan/scan_task.hpp"
 #include "scan/search_setup.hpp"
 #include "sources/read_all.hpp"
 #include "walk/in_flight_budget.hpp"
+#include "walk/walker.hpp"
+
+namespace stealscan::mpi {
+
+// A task: a file to scan, by path, or (kind directory, no path) the walk of
+// every operand, which rank 0 starts with and which spawns the files as it
+// finds them (README.md, "How a run goes").
+struct FileTask {
+  ScanTask::Kind kind = ScanTask::Kind::file;
+  std::string path;
+};
+
+}  // namespace stealscan::mpi
+
+// Between ranks: a kind byte, then the path's bytes (README.md, "Why a path").
+template <>
+struct stealpool::mpi::Codec<stealscan::mpi::FileTask> {
+  using Kind = stealscan::ScanTask::Kind;
+  static void encode(const stealscan::mpi::FileTask& t, std::vector<std::byte>& out) {
+    out.push_back(static_cast<std::byte>(t.kind));
+    const auto* bytes = reinterpret_cast<const std::byte*>(t.path.data());
+    out.insert(out.end(), bytes, bytes + t.path.size());
+  }
+  static stealscan::mpi::FileTask decode(std::span<const std::byte> bytes) {
+    if (bytes.empty()) throw std::runtime_error("stealscan-mpi: a file task of 0 bytes");
+    const auto kind = static_cast<Kind>(bytes[0]);
+    if (kind != Kind::file && kind != Kind::operand)
+      throw std::runtime_error("stealscan-mpi: a file task of unknown kind " +
+                               std::to_string(static_cast<int>(bytes[0])));
+    if (bytes.size() - 1 > UINT32_MAX)
+      throw std::runtime_error("stealscan-mpi: a path of " + std::to_string(bytes.size() - 1) + " bytes");
+    return {kind, std::string(reinterpret_cast<const char*>(bytes.data()) + 1, bytes.size() - 1)};
+  }
+};
 
 namespace stealscan::mpi {
 namespace {
 
-// A task: a file's number in the FileTable (trivially copyable: it travels
-// between ranks as its 8 bytes and sits in the deques by value).
-using FileNumber = std::uint64_t;
-using FileCtx = stealpool::mpi::Context<FileNumber, WorkerScratch>;
+using FileCtx = stealpool::mpi::Context<FileTask, WorkerScratch>;
 
 // What one rank's scan leaves: its messages, in memory until rank 0 writes
 // them, and its counts. (Its records went to rank 0 as the files were done.)
@@ -36,14 +67,34 @@ struct RankScan {
   Totals totals;
 };
 
-// The files a rank starts with: rank, rank + ranks, rank + 2 ranks, ... Every
-// rank gets a spread of the walk (a directory's files, often alike in size, are
-// dealt round), and stealing evens out the rest.
-std::vector<FileNumber> starting_share(std::size_t files, int rank, int ranks) {
-  std::vector<FileNumber> mine;
-  mine.reserve(files / static_cast<std::size_t>(ranks) + 1);
-  for (auto i = static_cast<std::size_t>(rank); i < files; i += static_cast<std::size_t>(ranks)) mine.push_back(i);
-  return mine;
+// The walk's visitor: each file it finds becomes a task on the walking
+// worker's deque, where this rank's other workers and other ranks take it.
+class FileSpawner final : public WalkVisitor {
+ public:
+  explicit FileSpawner(FileCtx& ctx) : ctx_(ctx) {}
+  void on_file(std::string_view path) override { ctx_.spawn(FileTask{ScanTask::Kind::file, std::string(path)}); }
+  void on_operand(std::string_view path) override {
+    ctx_.spawn(FileTask{ScanTask::Kind::operand, std::string(path)});
+  }
+
+ private:
+  FileCtx& ctx_;
+};
+
+// Rank 0's first task: the walk of every operand with stealscan's own Walker
+// (same ignore rules), reporting unreadable directories and the like on `diag`
+// as they come and counting them in `tally`. A walk that throws (out of
+// memory) reports it and ends: the files already spawned are still scanned,
+// and the error count makes the status 2 on every rank.
+void walk_operands(const ScanConfig& config, Diagnostics& diag, Tally& tally, FileCtx& ctx) {
+  try {
+    FileSpawner spawner(ctx);
+    Walker walker(config.walk, diag);
+    for (const std::string& root : config.paths) walker.walk(root, spawner, tally);
+  } catch (const std::exception& e) {
+    diag.message(std::string("walking the paths: ").append(e.what()));
+    Tally::add(tally.errors, 1);
+  }
 }
 
 // One worker's records: its own Stdout captures a file's records (flushed at
@@ -85,7 +136,8 @@ class RecordWriter {
   bool any_ = false;
 };
 
-RankScan scan_share(const ScanConfig& config, const Matcher& matcher, const FileTable& table, MPI_Comm comm) {
+RankScan scan_share(const ScanConfig& config, const Matcher& matcher, Diagnostics& diag, Tally& walk_tally,
+                    MPI_Comm comm) {
   RankScan r;
   Diagnostics errors(r.err);
   const SearchSetup setup(config, matcher);
@@ -106,16 +158,15 @@ RankScan scan_share(const ScanConfig& config, const Matcher& matcher, const File
   dc.comm = comm;
   std::uint64_t failures = 0;
   try {
-    stealpool::mpi::DistExecutor<FileNumber, WorkerScratch> ex(
+    stealpool::mpi::DistExecutor<FileTask, WorkerScratch> ex(
         dc, [&](std::size_t id) { return setup.scratch(outputs[id], tallies[id]); },
-        [&](FileNumber i, FileCtx& ctx) {
-          const FileTable::Entry e = table[static_cast<std::size_t>(i)];
-          scan_file_unsplit(shared, ctx.scratch(), e.kind, e.path, e.length);
+        [&](FileTask t, FileCtx& ctx) {
+          if (t.kind == ScanTask::Kind::directory) return walk_operands(config, diag, walk_tally, ctx);
+          scan_file_unsplit(shared, ctx.scratch(), t.kind, t.path.c_str(), static_cast<std::uint32_t>(t.path.size()));
           records[ctx.worker_id()].send(ctx);
         });
     ex.on_data([&writer](int, std::span<const std::byte> frame) { writer.write(frame); });
-    const std::vector<FileNumber> mine = starting_share(table.size(), ex.rank(), ex.size());
-    ex.seed(std::span<const FileNumber>(mine));
+    if (ex.rank() == 0) ex.seed(FileTask{ScanTask::Kind::directory, {}});
     ex.run();
   } catch (const stealpool::mpi::RemoteTaskFailure&) {
     failures = 1;  // the rank where it failed says why
@@ -144,24 +195,12 @@ Totals sum_over_ranks(MPI_Comm comm, const Totals& mine) {
 }  // namespace
 
 Totals run_dist_scan(const ScanConfig& config, const Matcher& matcher, Diagnostics& diag, MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  Tally walk_tally;  // rank 0's walk: unreadable directories, link loops
-  FileTable table;
-  if (rank == 0) {
-    try {
-      table = FileTable::walk(config.paths, config.walk, diag, walk_tally);
-    } catch (const std::exception& e) {
-      // Nothing is scanned, and every rank ends with status 2 (the totals say so).
-      diag.message(std::string("walking the paths: ").append(e.what()));
-      Tally::add(walk_tally.errors, 1);
-      table = FileTable{};
-    }
-  }
-  table = FileTable::broadcast(comm, std::move(table));
-  const RankScan scan = scan_share(config, matcher, table, comm);
+  Tally walk_tally;  // rank 0's walk: unreadable directories, link loops; read after run() joined it
+  const RankScan scan = scan_share(config, matcher, diag, walk_tally, comm);
   const Totals total = sum_over_ranks(comm, scan.totals + walk_tally.read());
   const std::vector<std::string> messages = gather_bytes(comm, scan.err);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   if (rank == 0)
     for (const std::string& m : messages) (void)write_all(STDERR_FILENO, m);  // stderr gone: nothing left to do
   return total;

@@ -1,4 +1,4 @@
-// rank_bytes.cpp: broadcast_bytes() and gather_bytes() (rank_bytes.hpp).
+// rank_bytes.cpp: gather_bytes() (rank_bytes.hpp).
 #include "mpi/rank_bytes.hpp"
 
 #include <algorithm>
@@ -13,14 +13,6 @@ constexpr int kGatherTag = 1;
 int piece_at(std::size_t size, std::size_t at) { return static_cast<int>(std::min(kPiece, size - at)); }
 
 }  // namespace
-
-void broadcast_bytes(MPI_Comm comm, std::string& bytes) {
-  std::uint64_t size = bytes.size();
-  MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm);
-  bytes.resize(static_cast<std::size_t>(size));
-  for (std::size_t at = 0; at < bytes.size(); at += kPiece)
-    MPI_Bcast(bytes.data() + at, piece_at(bytes.size(), at), MPI_BYTE, 0, comm);
-}
 
 std::vector<std::string> gather_bytes(MPI_Comm comm, std::string_view mine) {
   int rank = 0, ranks = 1;
