@@ -41,7 +41,6 @@
 #include "stealpool/mpi/detail/local_pool.hpp"
 #include "stealpool/mpi/dist_config.hpp"
 #include "stealpool/platform/parker.hpp"
-#include "stealpool/rng.hpp"
 
 namespace stealpool::detail {
 // RankItem is already the 64-byte-or-pointer form: the executor keeps it inline.
