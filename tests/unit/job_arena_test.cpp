@@ -94,13 +94,18 @@ TEST(JobArena, ConcurrentReturnsWhileTheOwnerAllocatesLoseAndDuplicateNothing) {
   for (int c = 0; c < kConsumers; ++c)
     consumers.emplace_back([&, c] {
       for (;;) {
+        // Read before the swap: done is set after the last push, so a consumer
+        // that saw it then finds every block in its swap. (Read after an empty
+        // swap, it could miss the last block pushed in between: 59,999 of 60,000
+        // checked, once under ctest -j2.)
+        const bool finished = done.load();
         std::vector<std::uint64_t*> mine;
         {
           std::lock_guard<std::mutex> lock(mu);
           mine.swap(queue[c]);
         }
         if (mine.empty()) {
-          if (done.load()) return;
+          if (finished) return;
           std::this_thread::yield();
           continue;
         }

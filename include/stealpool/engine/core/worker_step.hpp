@@ -128,15 +128,6 @@ std::optional<PoppedOf<Ctx>> pop_task(Ctx& ctx, Trace& trace) {
   return pop_task_elsewhere(ctx, trace);
 }
 
-// worker_step() and its pop from the own deque are forced inline into the
-// worker's loop: that is the per-task path, and g++ leaves such calls out of
-// line in a large translation unit (its unit-growth limit): in stealbench's
-// throughput suite pop_task() and ExecutorWorker::run() were calls there, and
-// a lone worker spent 128 instructions a task where a small program with the
-// same Executor spent 60 (docs/results-log.md, "The worker's loop, inline").
-// wait_step() keeps calling pop_task(): forced inline there too (all of it,
-// or only its first pop), the join's helping wait grew and fib(32) with a
-// join per call ran 1.6-1.8x slower.
 // Runs a popped task: the step's end for a task from anywhere.
 template <class Ctx, class Idle, class Trace, class Item>
 [[gnu::always_inline]] inline StepResult run_popped_task(Ctx& ctx, Idle& idle, Trace& trace, Item&& item,
@@ -155,6 +146,15 @@ template <class Ctx, class Idle, class Trace, class Item>
   return {StepKind::ran_task, source, victim};
 }
 
+// worker_step() and its pop from the own deque are forced inline into the
+// worker's loop: that is the per-task path, and g++ leaves such calls out of
+// line in a large translation unit (its unit-growth limit): in stealbench's
+// throughput suite pop_task() and ExecutorWorker::run() were calls there, and
+// a lone worker spent 128 instructions a task where a small program with the
+// same Executor spent 60 (docs/results-log.md, "The worker's loop, inline").
+// wait_step() keeps calling pop_task(): forced inline there too (all of it,
+// or only its first pop), the join's helping wait grew and fib(32) with a
+// join per call ran 1.6-1.8x slower.
 // A task from the own deque runs straight from pop_local()'s optional: built
 // into a Popped first, a 24-byte task was copied twice more per task, once by a
 // `rep movs` (perf, the MPI executor's UTS at 1 worker).
