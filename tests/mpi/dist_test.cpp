@@ -694,8 +694,13 @@ bool a_rank_given_up_with_tasks_queued_drops_and_frees_them() {
     pool.start();
     pool.open_gate();
     while (!started.load(std::memory_order::acquire)) std::this_thread::yield();
-    std::thread releaser([&release] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Task 0 ends only once abandon()'s cancel is visible: the worker acquires
+    // `release` after the releaser saw the flag, so it sees it too and drops
+    // the 99 (a timed release raced abandon() on a loaded machine). An
+    // abandon() that never cancels is released after 10 s and fails below.
+    std::thread releaser([&release, &pool] {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!pool.cancelling() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
       release.store(true, std::memory_order::release);
     });
     pool.abandon();

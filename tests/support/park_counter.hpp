@@ -19,8 +19,9 @@ class ParkCounter final : public stealpool::TraceSink {
   void on_unpark(std::size_t, bool notified) noexcept override {
     if (!notified) timeouts_.fetch_add(1, std::memory_order_relaxed);
   }
-  // on_park comes before the park's announcement and re-check: a worker
-  // counted here may still find work before it sleeps.
+  // on_park comes after the park's announcement and re-check, just before the
+  // futex wait (engine/executor_worker.hpp, sleep_on): a worker counted here
+  // sleeps, unless a wake-up sent since its announcement returns it at once.
   int parks() const { return parks_.load(std::memory_order_relaxed); }
   int timeouts() const { return timeouts_.load(std::memory_order_relaxed); }
 

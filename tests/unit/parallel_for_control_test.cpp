@@ -157,26 +157,34 @@ class ParallelForExceptionsBalancing : public ParallelForExceptions {};
 TEST_P(ParallelForExceptionsBalancing, AThrowStopsTheHandOutOfNewIndices) {
   sptest::Watchdog dog("ParallelForExceptions.Stops");
   const int n = 20'000;  // not scaled: the bound below needs the bodies to outlast a time slice
-  std::atomic<int> ran{0};
-  with_part([&](auto p) {
-    EXPECT_THROW(sp::parallel_for(pool(), 0, n, 1,
-                                  [&](int i) {
-                                    ran.fetch_add(1);
-                                    if (i == 0) throw IndexError(i);
-                                    sptest::busy_pause(2us);
-                                  },
-                                  p),
-                 IndexError);
-  });
   // How many bodies start before the stop is seen depends on how long the
   // throwing thread runs before it records the exception. With a core per
   // worker that is microseconds; with more workers than cores it can be
   // descheduled for a time slice while the others keep going (CI once saw 1630
   // of 4000 under ASan with 8 workers on 2 cores). So the tight bound holds only
   // without oversubscription; beyond it, the hand-out must still stop early.
+  // Another test on the same cores (ctest -j2) can deschedule the thrower too:
+  // the tight bound gets up to 3 runs, and fails only if every run misses it
+  // (a hand-out that does not stop runs nearly all n bodies every time).
   const bool oversubscribed = GetParam().workers > std::max(1u, std::thread::hardware_concurrency());
-  if (!oversubscribed) EXPECT_LT(ran.load(), n / 4) << "bodies kept being called after index 0 threw";
-  else EXPECT_LT(ran.load(), n) << "the hand-out never stopped after index 0 threw";
+  const int bound = oversubscribed ? n : n / 4;
+  std::vector<int> runs;
+  for (int attempt = 0; attempt < 3 && (runs.empty() || runs.back() >= bound); ++attempt) {
+    std::atomic<int> ran{0};
+    with_part([&](auto p) {
+      EXPECT_THROW(sp::parallel_for(pool(), 0, n, 1,
+                                    [&](int i) {
+                                      ran.fetch_add(1);
+                                      if (i == 0) throw IndexError(i);
+                                      sptest::busy_pause(2us);
+                                    },
+                                    p),
+                   IndexError);
+    });
+    runs.push_back(ran.load());
+  }
+  EXPECT_LT(runs.back(), bound) << "bodies kept being called after index 0 threw; bodies run in each try: "
+                                << ::testing::PrintToString(runs);
 }
 
 // Index n/2 starts a part (every partitioner, 2 and 8 workers). Index 0 waits until

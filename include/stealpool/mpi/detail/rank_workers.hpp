@@ -249,6 +249,9 @@ class RankWorkers final : public LocalPool {
   void cancel() noexcept override {
     cancelled_.store(true, std::memory_order::relaxed);  // [MPI-cancel] a hint to drop tasks; counts stay exact either way
   }
+  // Whether cancel() or abandon() has begun; for tests that must act only once
+  // a cancel is visible. Relaxed: [MPI-cancel]'s flag is a hint.
+  bool cancelling() const noexcept { return cancelled_.load(std::memory_order::relaxed); }
   bool failed() const noexcept override {
     return failed_.load(std::memory_order::acquire);  // [MPI-failed-before-dry]
   }
