@@ -165,12 +165,11 @@ class Executor {
     requires(std::is_nothrow_move_constructible_v<T> && !std::is_same_v<T, detail::Job*>)
   {
     auto& shared = *this->shared();
-    std::size_t most = detail::spare_hint(&shared.injector, shared.deques) / 2;
-    if (most > max) most = max;
-    out.reserve(out.size() + most);  // what the take can append, so the sink never allocates
+    const std::size_t want = detail::half_of_spare(&shared.injector, shared.deques, max);
+    out.reserve(out.size() + want);  // what the take can append, so the sink never allocates
     using Box = typename detail::ExecutorShared<T>::Box;
-    const detail::TakeResult r = detail::take_half<typename detail::ExecutorShared<T>::Stored>(
-        &shared.injector, shared.deques, shared.state, most,
+    const detail::TakeResult r = detail::take_spread<typename detail::ExecutorShared<T>::Stored>(
+        &shared.injector, shared.deques, shared.state, want,
         [&out](typename Box::Stored&& s) noexcept { out.push_back(Box::unbox(s)); });
     shared.after_settle(r.settled);
     return r.taken;

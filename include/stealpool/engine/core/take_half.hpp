@@ -40,22 +40,24 @@ std::size_t take_from(Queue& queue, std::size_t want, Sink& sink) noexcept {
   return taken;
 }
 
-// How many tasks the injector (nullptr: none) and the deques hold now: a
-// snapshot of size_hint()s, to size a take by.
+// How many tasks a take of half asks for: half of what the injector (nullptr:
+// none) and the deques hold now, rounded down (a lone queued task stays: an
+// idle worker is about to run it), at most `max`. A snapshot of size_hint()s;
+// the steals decide.
 template <class Injector, class Deques>
-std::size_t spare_hint(const Injector* injector, const Deques& deques) noexcept {
+std::size_t half_of_spare(const Injector* injector, const Deques& deques, std::size_t max) noexcept {
   std::size_t n = injector != nullptr ? injector->size_hint() : 0;
   for (const auto& deque : deques) n += deque->size_hint();
-  return n;
+  return n / 2 < max ? n / 2 : max;
 }
 
-// Takes half of the tasks queued in the injector (nullptr: none) and the deques,
-// rounded down (a lone queued task stays: an idle worker is about to run it),
-// at most `max`, oldest first: the first given in the injector, then the top of
-// each deque, where a tree search keeps its largest subtrees; from each queue at
-// most half of it, rounded up, so the take is spread over the queues. Hands each
-// task to sink(Item&&), then settles their units on `state` in one RMW. sink
-// must not throw: the tasks are already out of their queues when it runs.
+// Takes up to `want` tasks (half_of_spare()) from the injector (nullptr: none)
+// and the deques, oldest first: the first given in the injector, then the top
+// of each deque, where a tree search keeps its largest subtrees; from each
+// queue at most half of it, rounded up, so the take is spread over the queues.
+// Hands each task to sink(Item&&), then settles their units on `state` in one
+// RMW. sink must not throw: the tasks are already out of their queues when it
+// runs.
 //
 // [TAKE-half]: every queued task holds one unit of the state word's count
 // ([LEDGER-bound]). A taken task leaves the executor; its unit is settled only
@@ -67,12 +69,10 @@ std::size_t spare_hint(const Injector* injector, const Deques& deques) noexcept 
 // pop and the other consumers ([CL-steal-fence], [INJ-claim]).
 // Item: the queues' item type; Deques: a range of pointers (raw or smart) to them.
 template <class Item, class Injector, class Deques, class Sync, class Word, class Sink>
-TakeResult take_half(Injector* injector, Deques& deques, StateWord<Sync, Word>& state, std::size_t max,
-                     Sink&& sink) noexcept {
+TakeResult take_spread(Injector* injector, Deques& deques, StateWord<Sync, Word>& state, std::size_t want,
+                       Sink&& sink) noexcept {
   static_assert(noexcept(sink(std::declval<Item&&>())),
                 "take_half: the sink runs after the tasks left their queues and must not throw");
-  std::size_t want = spare_hint(injector, deques) / 2;  // a snapshot; the steals decide
-  if (want > max) want = max;
   TakeResult r;
   auto from = [&](auto& queue) {
     std::size_t share = (queue.size_hint() + 1) / 2;
@@ -86,6 +86,15 @@ TakeResult take_half(Injector* injector, Deques& deques, StateWord<Sync, Word>& 
   }
   if (r.taken != 0) r.settled = state.settle_reporting(r.taken);  // [TAKE-half]: after the sink has them
   return r;
+}
+
+// Takes half of the spare tasks, at most `max`: take_spread() of
+// half_of_spare(). (Executor::take_half calls the two itself, to size its
+// output once from the same snapshot.)
+template <class Item, class Injector, class Deques, class Sync, class Word, class Sink>
+TakeResult take_half(Injector* injector, Deques& deques, StateWord<Sync, Word>& state, std::size_t max,
+                     Sink&& sink) noexcept {
+  return take_spread<Item>(injector, deques, state, half_of_spare(injector, deques, max), std::forward<Sink>(sink));
 }
 
 }  // namespace stealpool::detail
