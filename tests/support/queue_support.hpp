@@ -18,6 +18,7 @@
 
 #include "stealpool/queue/atomic_slot.hpp"
 #include "stealpool/queue/steal.hpp"
+#include "test_support.hpp"
 
 namespace sptest::queue {
 
@@ -178,9 +179,7 @@ void race_owner_near_empty(Queue& q, int thieves, MakeThief make_thief) {
   // last item waits (up to 10 s) for one, so that a run never passes without a
   // steal; thieves that cannot take it fail the check below.
   q.push(tagged(last));
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (stolen.load(std::memory_order::relaxed) == 0 && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::yield();
+  (void)sptest::wait_until([&] { return stolen.load(std::memory_order::relaxed) != 0; }, std::chrono::seconds(10));
   while (std::optional<Tagged> x = q.pop()) ledger.record(*x);
   owner_done.store(true, std::memory_order::release);
   for (std::thread& t : threads) t.join();
