@@ -312,8 +312,8 @@ void RankSim::progress_round(int rank) {
   for (int i = 0; i < mpi::detail::kProgressMessagesPerRound && !r.inbox.empty() && !r.protocol.terminated(); ++i) {
     const std::size_t slot = r.inbox.front();
     r.inbox.pop_front();
+    busy |= mpi::detail::alerting_tag(messages_[slot].tag);
     hand_over(slot);
-    busy = true;
   }
   dispatch(rank);
   if (r.protocol.terminated()) return;  // the loop ends; what is left in the inbox is reported at the end

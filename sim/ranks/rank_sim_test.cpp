@@ -188,7 +188,7 @@ TEST(RankSim, EveryEmittedFrameReachesRankZeroOnceBeforeItTerminates) {
 // until rank 0 has them. The mutant that sends them after the report is caught.
 class FakePool final : public mpi::detail::LocalPool {
  public:
-  bool dry() const noexcept override { return true; }
+  bool dry() const noexcept override { return is_dry; }
   void nap(std::chrono::microseconds) noexcept override {}
   std::size_t take_half(std::size_t, std::vector<std::byte>&) override { return 0; }
   void give(std::span<const std::byte>, std::size_t) override {}
@@ -201,6 +201,7 @@ class FakePool final : public mpi::detail::LocalPool {
     return !out.empty();
   }
   std::vector<std::byte> frames;
+  bool is_dry = true;
 };
 class FakeTransport final : public mpi::detail::Transport {
  public:
@@ -232,6 +233,23 @@ TEST(RankProtocolAlone, APassiveRankSendsItsDataBeforeItReportsToTheWave) {
   EXPECT_EQ(step_with_data(SafraMutant::kNone), ordered);
   const std::vector<std::pair<int, int>> mutant = {{0, kWaveUp}, {0, kData}};
   EXPECT_EQ(step_with_data(SafraMutant::kDataAfterReport), mutant) << "the mutant must change the order";
+}
+
+// Passing data on is not stealing: a round that only sent frames to rank 0 is
+// not busy, so the progress thread keeps its nap schedule instead of staying
+// alert (50 us naps) for as long as tasks emit (stealscan-mpi: every file).
+TEST(RankProtocolAlone, ARoundThatOnlyPassesDataOnIsNotBusy) {
+  using namespace mpi::detail;
+  FakePool pool;
+  pool.is_dry = false;  // the rank has work, no thief asked for any
+  FakeTransport net;
+  RankProtocol rank1(1, 2, ProtocolConfig{}, pool, net);
+  const std::byte three[3] = {};
+  append_frame(pool.frames, three);
+  EXPECT_FALSE(rank1.step());
+  const std::vector<std::pair<int, int>> sent = {{0, kData}};
+  EXPECT_EQ(net.sent, sent);
+  for (int tag = 1; tag < kTagCount; ++tag) EXPECT_EQ(alerting_tag(tag), tag != kData) << tag_name(tag);
 }
 
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {

@@ -111,7 +111,7 @@ bool Progress::poll_messages() {
     std::vector<std::byte> buffer(static_cast<std::size_t>(bytes));
     MPI_Recv(buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm_, MPI_STATUS_IGNORE);
     protocol_.receive(status.MPI_SOURCE, status.MPI_TAG, buffer);
-    any = true;
+    any |= alerting_tag(status.MPI_TAG);
   }
   return any;
 }
@@ -119,17 +119,19 @@ bool Progress::poll_messages() {
 void Progress::send(int dest, int tag, std::vector<std::byte> bytes, bool /*counted*/) {
   PendingSend& s = sends_.emplace_back();
   s.bytes = std::move(bytes);
+  s.alerting = alerting_tag(tag);
   MPI_Isend(s.bytes.data(), static_cast<int>(s.bytes.size()), MPI_BYTE, dest, tag, comm_, &s.request);
 }
 
 bool Progress::complete_sends() {
-  const std::size_t before = sends_.size();
-  std::erase_if(sends_, [](PendingSend& s) {
+  bool alerting = false;
+  std::erase_if(sends_, [&alerting](PendingSend& s) {
     int done = 0;
     MPI_Test(&s.request, &done, MPI_STATUS_IGNORE);
+    alerting |= done != 0 && s.alerting;
     return done != 0;
   });
-  return sends_.size() != before;
+  return alerting;
 }
 
 }  // namespace stealpool::mpi::detail

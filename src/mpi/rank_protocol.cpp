@@ -67,7 +67,7 @@ bool RankProtocol::step() {
   // queued once dry() is seen (the worker queued them before it settled the
   // task): sent before this step can report the rank passive to a wave, so the
   // wave's sum counts them until rank 0 has them.
-  if (config_.mutant != SafraMutant::kDataAfterReport) busy |= flush_data();
+  if (config_.mutant != SafraMutant::kDataAfterReport) flush_data();
   if (!cancel_sent_ && pool_.failed()) {
     broadcast_cancel();
     busy = true;
@@ -76,19 +76,19 @@ bool RankProtocol::step() {
   if (dry && !hunting_ && !hunt_done_) busy |= hunt();
   const bool may_report = config_.mutant == SafraMutant::kPassTokenWhenBusy || (dry && passive());
   if (may_report) busy |= advance_wave();
-  if (config_.mutant == SafraMutant::kDataAfterReport) busy |= flush_data();
+  if (config_.mutant == SafraMutant::kDataAfterReport) flush_data();
   return busy;
 }
 
 // Emitted frames: rank 0's go to its own sink, the others' to rank 0 as
 // counted messages of whole frames, about kDataMessageBytes each (a larger frame
 // travels alone).
-bool RankProtocol::flush_data() {
+void RankProtocol::flush_data() {
   constexpr std::size_t kDataMessageBytes = std::size_t{1} << 20;
-  if (!pool_.take_data(data_)) return false;
+  if (!pool_.take_data(data_)) return;
   if (rank_ == 0) {
     pool_.deliver(0, data_);
-    return true;
+    return;
   }
   for (std::size_t from = 0; from < data_.size();) {
     std::size_t to = from;
@@ -97,7 +97,6 @@ bool RankProtocol::flush_data() {
                                           data_.begin() + static_cast<std::ptrdiff_t>(to)));
     from = to;
   }
-  return true;
 }
 
 void RankProtocol::receive(int source, int tag, std::vector<std::byte>& bytes) {

@@ -40,13 +40,14 @@ class Progress final : private Transport {
   struct PendingSend {
     MPI_Request request;
     std::vector<std::byte> bytes;  // alive until the send completes
+    bool alerting;                 // alerting_tag(): its completion makes the round busy
   };
 
   static int rank_of(MPI_Comm comm);
   static int size_of(MPI_Comm comm);
   bool poll_messages();
   void send(int dest, int tag, std::vector<std::byte> bytes, bool counted) override;
-  bool complete_sends();
+  bool complete_sends();  // true if an alerting send completed
 
   const MPI_Comm comm_;
   LocalPool& pool_;                 // naps on it ([MPI-dry-bell]); the protocol holds it too

@@ -16,7 +16,8 @@ inline constexpr unsigned kProgressAlertUs = 2000;
 // after the last round that did something: 5 us doubling, capped at 1 ms while
 // the rank is passive; at 50 us while a steal request of ours awaits its reply,
 // or while the rank has work and did something less than kProgressAlertUs ago
-// (a thief waits for our reply no longer than this); else at 400 us.
+// (a thief waits for our reply no longer than this); else at 400 us. Passing
+// data on is not "something" (rank_protocol.hpp, alerting_tag()).
 constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds,
                                      unsigned since_busy_us) noexcept {
   const bool alert = hunting || since_busy_us < kProgressAlertUs;

@@ -41,6 +41,10 @@ enum Tag : int {
 };
 inline constexpr int kTagCount = kData + 1;  // tags are 1 ... kTagCount - 1
 constexpr bool counted_tag(int tag) noexcept { return tag != kWaveDown && tag != kWaveUp && tag != kTerminate; }
+// Whether receiving it makes the progress thread's round busy (no nap, and the
+// rank alert for kProgressAlertUs: progress_sleep.hpp). Data is not stealing:
+// frames come at the pace tasks finish, and a thief is not waiting on them.
+constexpr bool alerting_tag(int tag) noexcept { return tag != kData; }
 const char* tag_name(int tag) noexcept;
 
 // Carries one message to another rank. The bytes are the payload (a batch of
@@ -83,7 +87,8 @@ class RankProtocol {
   // whenever its rank's pool may have changed): broadcast a cancel if a task
   // failed, serve lifeline thieves if the rank has work, hunt if it ran dry,
   // report to the termination wave if passive (rank 0: start or decide a
-  // wave). True if it did anything.
+  // wave); and pass on the data its tasks emitted. True if it did anything
+  // but the data (which, as alerting_tag() says, keeps no one waiting).
   bool step();
 
   // The termination notice arrived, or (rank 0) termination was declared and the
@@ -123,7 +128,7 @@ class RankProtocol {
   void start_wave();
   void open_wave();
   void broadcast_cancel();
-  bool flush_data();
+  void flush_data();
 
   // Immutable after construction.
   const int rank_;
