@@ -15,7 +15,10 @@
 
 #include <stealpool/mpi/dist_executor.hpp>
 
+#include "mpi/file_task.hpp"
+#include "mpi/frames.hpp"
 #include "mpi/rank_bytes.hpp"
+#include "mpi/split_file.hpp"
 #include "scan/scan_task.hpp"
 #include "scan/search_setup.hpp"
 #include "sources/read_all.hpp"
@@ -23,42 +26,7 @@
 #include "walk/walker.hpp"
 
 namespace stealscan::mpi {
-
-// A task: a file to scan, by path, or (kind directory, no path) the walk of
-// every operand, which rank 0 starts with and which spawns the files as it
-// finds them (README.md, "How a run goes").
-struct FileTask {
-  ScanTask::Kind kind = ScanTask::Kind::file;
-  std::string path;
-};
-
-}  // namespace stealscan::mpi
-
-// Between ranks: a kind byte, then the path's bytes (README.md, "Why a path").
-template <>
-struct stealpool::mpi::Codec<stealscan::mpi::FileTask> {
-  using Kind = stealscan::ScanTask::Kind;
-  static void encode(const stealscan::mpi::FileTask& t, std::vector<std::byte>& out) {
-    out.push_back(static_cast<std::byte>(t.kind));
-    const auto* bytes = reinterpret_cast<const std::byte*>(t.path.data());
-    out.insert(out.end(), bytes, bytes + t.path.size());
-  }
-  static stealscan::mpi::FileTask decode(std::span<const std::byte> bytes) {
-    if (bytes.empty()) throw std::runtime_error("stealscan-mpi: a file task of 0 bytes");
-    const auto kind = static_cast<Kind>(bytes[0]);
-    if (kind != Kind::file && kind != Kind::operand)
-      throw std::runtime_error("stealscan-mpi: a file task of unknown kind " +
-                               std::to_string(static_cast<int>(bytes[0])));
-    if (bytes.size() - 1 > UINT32_MAX)
-      throw std::runtime_error("stealscan-mpi: a path of " + std::to_string(bytes.size() - 1) + " bytes");
-    return {kind, std::string(reinterpret_cast<const char*>(bytes.data()) + 1, bytes.size() - 1)};
-  }
-};
-
-namespace stealscan::mpi {
 namespace {
-
-using FileCtx = stealpool::mpi::Context<FileTask, WorkerScratch>;
 
 // What one rank's scan leaves: its messages, in memory until rank 0 writes
 // them, and its counts. (Its records went to rank 0 as the files were done.)
@@ -98,19 +66,24 @@ void walk_operands(const ScanConfig& config, Diagnostics& diag, Tally& tally, Fi
 }
 
 // One worker's records: its own Stdout captures a file's records (flushed at
-// the file's end), and after the file they leave as one frame for rank 0
-// (Context::emit). With context lines each file is a group; the worker's
-// Stdout puts "--" before each group but its first, and rank 0 puts its own.
+// the file's end), and after the file they leave as one records frame for rank
+// 0 (Context::emit, frames.hpp). With context lines each file is a group; the
+// worker's Stdout puts "--" before each group but its first, and rank 0 puts
+// its own. A split file's chunks go as chunk frames (`chunks`).
 struct WorkerRecords {
   std::string captured;
   Stdout sink{captured};
   bool grouped = false;
   bool emitted = false;  // a group of this worker's went out before
+  std::string frame;
+  ChunkSender chunks;
 
   void send(FileCtx& ctx) {
     if (captured.empty()) return;
-    std::string_view frame = captured;
-    if (grouped && emitted && frame.starts_with(kGroupSeparator)) frame.remove_prefix(kGroupSeparator.size());
+    std::string_view text = captured;
+    if (grouped && emitted && text.starts_with(kGroupSeparator)) text.remove_prefix(kGroupSeparator.size());
+    frame.assign(1, static_cast<char>(FrameKind::records));
+    frame.append(text);
     ctx.emit(frame);
     emitted = true;
     captured.clear();
@@ -118,22 +91,32 @@ struct WorkerRecords {
   static constexpr std::string_view kGroupSeparator = "--\n";
 };
 
-// Rank 0: each frame on stdout as it arrives, "--" between two groups.
-class RecordWriter {
+// Rank 0: each records frame on stdout as it arrives, "--" between two
+// groups; each chunk frame to the assembly of its file.
+class FrameWriter {
  public:
-  explicit RecordWriter(bool grouped) : grouped_(grouped) {}
+  FrameWriter(bool grouped, const HitFormat& format, Diagnostics& diag, Tally& tally)
+      : grouped_(grouped), split_(format, out_, diag, tally) {}
   void write(std::span<const std::byte> frame) {
+    if (frame.empty()) throw std::runtime_error("stealscan-mpi: a frame of 0 bytes");
+    const auto kind = static_cast<FrameKind>(frame[0]);
+    frame = frame.subspan(1);
+    if (kind == FrameKind::chunk) return split_.add(read_chunk_frame(frame));
+    if (kind != FrameKind::records)
+      throw std::runtime_error("stealscan-mpi: a frame of unknown kind " + std::to_string(static_cast<int>(kind)));
     const std::string_view text(reinterpret_cast<const char*>(frame.data()), frame.size());
     if (text.empty()) return;
     if (grouped_ && any_) out_.write(WorkerRecords::kGroupSeparator);
     out_.write(text);
     any_ = true;
   }
+  [[nodiscard]] std::size_t unfinished_files() const noexcept { return split_.open_files(); }
 
  private:
   Stdout out_;  // descriptor 1
   bool grouped_;
   bool any_ = false;
+  SplitAssembler split_;
 };
 
 RankScan scan_share(const ScanConfig& config, const Matcher& matcher, Diagnostics& diag, Tally& walk_tally,
@@ -141,7 +124,7 @@ RankScan scan_share(const ScanConfig& config, const Matcher& matcher, Diagnostic
   RankScan r;
   Diagnostics errors(r.err);
   const SearchSetup setup(config, matcher);
-  InFlightBudget budget(1);  // never taken: scan_file_unsplit() leaves the budget alone
+  InFlightBudget budget(1);  // never taken: scan_one_file() leaves the budget alone
   const ScanShared shared{setup.settings(), matcher, setup.format(), budget, errors};
   std::vector<Tally> tallies(config.workers);
   std::deque<WorkerRecords> records(config.workers);  // not movable (a Stdout holds a mutex)
@@ -151,7 +134,8 @@ RankScan scan_share(const ScanConfig& config, const Matcher& matcher, Diagnostic
     w.grouped = setup.grouped();
     outputs.emplace_back(w.sink, setup.grouped(), /*per_file=*/true);  // each file's records when it is done
   }
-  RecordWriter writer(setup.grouped());
+  Tally split_tally;  // rank 0's assembly of split files: matched files, --json's figures, reopening errors
+  FrameWriter writer(setup.grouped(), setup.format(), errors, split_tally);
 
   stealpool::mpi::DistConfig dc;
   dc.workers = config.workers;
@@ -161,20 +145,29 @@ RankScan scan_share(const ScanConfig& config, const Matcher& matcher, Diagnostic
     stealpool::mpi::DistExecutor<FileTask, WorkerScratch> ex(
         dc, [&](std::size_t id) { return setup.scratch(outputs[id], tallies[id]); },
         [&](FileTask t, FileCtx& ctx) {
+          WorkerRecords& mine = records[ctx.worker_id()];
           if (t.kind == ScanTask::Kind::directory) return walk_operands(config, diag, walk_tally, ctx);
-          scan_file_unsplit(shared, ctx.scratch(), t.kind, t.path.c_str(), static_cast<std::uint32_t>(t.path.size()));
-          records[ctx.worker_id()].send(ctx);
+          if (t.kind == ScanTask::Kind::chunk) return run_chunk_task(shared, std::move(t), ctx, mine.chunks);
+          ChunkSplitter splitter(ctx, mine.chunks);
+          scan_one_file(shared, ctx.scratch(), t.kind, t.path.c_str(), static_cast<std::uint32_t>(t.path.size()),
+                        &splitter);
+          mine.send(ctx);
         });
     ex.on_data([&writer](int, std::span<const std::byte> frame) { writer.write(frame); });
     if (ex.rank() == 0) ex.seed(FileTask{ScanTask::Kind::directory, {}});
     ex.run();
+    if (writer.unfinished_files() != 0) {
+      errors.message("internal error: " + std::to_string(writer.unfinished_files()) +
+                     " split files have chunks missing at the end");
+      failures = 1;
+    }
   } catch (const stealpool::mpi::RemoteTaskFailure&) {
     failures = 1;  // the rank where it failed says why
   } catch (const std::exception& e) {
     errors.message(std::string("internal error, the scan stopped early: ").append(e.what()));
     failures = 1;
   }
-  r.totals = sum(tallies);
+  r.totals = sum(tallies) + split_tally.read();
   r.totals.errors += failures;
   return r;
 }

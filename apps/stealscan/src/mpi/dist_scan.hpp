@@ -1,8 +1,8 @@
 // dist_scan.hpp: run_dist_scan(), one stealscan-mpi search from the walk to the
-// output (README.md): rank 0 walks, every rank receives the file table and
-// scans its share of the files on a DistExecutor (stealing batches of file
-// numbers from the others when it runs dry), and rank 0 writes every rank's
-// output and messages at the end.
+// output (README.md): a worker of rank 0 walks and spawns each file as a task
+// on a DistExecutor, every rank's workers scan the files they take (a large
+// one as chunk tasks, split_file.hpp), their records stream to rank 0, which
+// writes them as they come, and every rank's messages at the end.
 #pragma once
 
 #include <mpi.h>

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include "scan/scan_task.hpp"
+
 namespace stealscan {
 
 FileJob::FileJob(std::string path, int fd, std::uint64_t size, std::uint64_t chunk_size, std::uint32_t window,
@@ -12,7 +14,7 @@ FileJob::FileJob(std::string path, int fd, std::uint64_t size, std::uint64_t chu
       source_(fd, size),
       size_(size),
       chunk_size_(chunk_size),
-      chunks_(static_cast<std::uint32_t>((size + chunk_size - 1) / chunk_size)),
+      chunks_(chunk_count(size, chunk_size)),
       window_(window < 1 ? 1 : window),
       ordered_(ordered),
       first_spawn_end_(chunks_ < window_ ? chunks_ : window_),
@@ -25,10 +27,7 @@ FileJob::FileJob(std::string path, int fd, std::uint64_t size, std::uint64_t chu
 
 FileJob::~FileJob() { ::close(fd_); }
 
-ScanRange FileJob::range(std::uint32_t k) const noexcept {
-  // The last chunk runs to the end of the file, also if it grew since the stat.
-  return ScanRange{k * chunk_size_, k + 1 == chunks_ ? ScanRange::kToEof : (k + 1) * chunk_size_};
-}
+ScanRange FileJob::range(std::uint32_t k) const noexcept { return chunk_range(chunk_size_, chunks_, k); }
 
 FileJob::Completion FileJob::complete(std::uint32_t k, const ScanResult& result, Fragment fragment,
                                       const HitFormat& format, WorkerOutput& out) {

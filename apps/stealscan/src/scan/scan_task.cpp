@@ -48,20 +48,6 @@ void report(const ScanShared& sh, WorkerScratch& s, std::string_view path, std::
   Tally::add(s.tally->errors, 1);
 }
 
-// The file's record in the counting modes (its "end" message in mode json),
-// and the match tallies.
-void finish_file(const ScanShared& sh, WorkerScratch& s, std::string_view path, std::uint64_t matching_lines,
-                 JsonFile& json, std::uint64_t bytes_searched) {
-  if (matching_lines > 0) {
-    Tally::add(s.tally->matched_files, 1);
-    Tally::add(s.tally->matching_lines, matching_lines);
-    if (sh.format.mode() == OutputMode::count) sh.format.count(*s.out, path, matching_lines);
-    if (sh.format.mode() == OutputMode::list) sh.format.list(*s.out, path);
-  }
-  if (sh.format.mode() == OutputMode::json) sh.format.json_end(*s.out, path, json, bytes_searched, matching_lines, *s.tally);
-  s.out->end_of_file();
-}
-
 // Scans chunk k of a split file and completes it; the last chunk finishes the
 // file. `loaded`: chunk 0, whose first block the file task has read.
 void run_chunk(const ScanShared& sh, FileJob* job, std::uint32_t k, ScanCtx& ctx, bool loaded) {
@@ -70,10 +56,7 @@ void run_chunk(const ScanShared& sh, FileJob* job, std::uint32_t k, ScanCtx& ctx
   Fragment fragment;
   if (!job->cancelled()) {
     try {
-      FragmentSink sink(fragment);
-      r = scan_lines(*s.matcher, sh.settings.scan, s.window, job->source(), job->range(k), loaded,
-                     prints_lines(sh) ? &sink : nullptr, s.line);
-      Tally::add(s.tally->bytes, r.bytes_read);
+      r = scan_chunk(sh, s, job->source(), job->range(k), loaded, fragment);
       if (sh.settings.scan.mode == ScanMode::list && r.matching_lines > 0) job->cancel();
     } catch (const std::exception& e) {
       report(sh, s, job->path(), e.what());
@@ -89,7 +72,7 @@ void run_chunk(const ScanShared& sh, FileJob* job, std::uint32_t k, ScanCtx& ctx
     return;
   }
   if (!job->failed()) {
-    finish_file(sh, s, job->path(), job->matching_lines(), job->json(), job->size());
+    finish_file(sh.format, *s.out, *s.tally, job->path(), job->matching_lines(), job->json(), job->size());
   } else {
     s.out->end_of_file();
   }
@@ -120,7 +103,7 @@ void scan_whole(const ScanShared& sh, WorkerScratch& s, ByteSource& source, cons
   const ScanResult r = scan_lines(*s.matcher, options, s.window, source, ScanRange{}, true,
                                   prints_lines(sh) ? &sink : nullptr, s.line);
   Tally::add(s.tally->bytes, r.bytes_read);
-  finish_file(sh, s, shown, r.matching_lines, sink.json(), first_block + r.bytes_read);
+  finish_file(sh.format, *s.out, *s.tally, shown, r.matching_lines, sink.json(), first_block + r.bytes_read);
 }
 
 // Scans a FIFO, terminal, socket or standard input: read once, from start to
@@ -133,10 +116,19 @@ void scan_stream(const ScanShared& sh, WorkerScratch& s, int fd, std::string_vie
   scan_whole(sh, s, source, options, shown, fd);
 }
 
+// Whether a file of `size` bytes, its first block read, is scanned in chunks:
+// larger than a chunk, and searched in a mode whose chunks are independent
+// (not -m, -A, -B: those need the lines before).
+bool worth_splitting(const ScanShared& sh, const WorkerScratch& s, std::uint64_t size) {
+  return !s.window.eof() && size > sh.settings.chunk_size && !sh.settings.scan.sequential() &&
+         size / sh.settings.chunk_size < UINT32_MAX;
+}
+
 // Returns true if the file was handed to a FileJob (which then owns the
-// descriptor and gives the budget unit back). `ctx` null: never split into
-// chunks (a task of another executor: scan_file_unsplit()).
-bool scan_file(const ScanShared& sh, WorkerScratch& s, const ScanTask& t, std::string_view shown, ScanCtx* ctx) {
+// descriptor and gives the budget unit back). `ctx` null: a task of another
+// executor (scan_one_file()), whose `splitter` (if any) takes a large file.
+bool scan_file(const ScanShared& sh, WorkerScratch& s, const ScanTask& t, std::string_view shown, ScanCtx* ctx,
+               FileSplitter* splitter = nullptr) {
   const int fd = open_task_file(t);
   if (fd < 0) {
     report(sh, s, shown, std::strerror(errno));
@@ -167,7 +159,11 @@ bool scan_file(const ScanShared& sh, WorkerScratch& s, const ScanTask& t, std::s
   FdSource source(fd, size);
   if (!read_first_block(sh, s, source)) return false;
 
-  if (ctx != nullptr && !s.window.eof() && size > sh.settings.chunk_size && !sh.settings.scan.sequential()) {
+  if (splitter != nullptr && worth_splitting(sh, s, size)) {
+    splitter->split(sh, s, shown, source, size);
+    return false;
+  }
+  if (ctx != nullptr && worth_splitting(sh, s, size)) {
     auto* job = new FileJob(std::string(shown), closer.release(), size, sh.settings.chunk_size,
                             sh.settings.chunk_window, prints_lines(sh));
     for (std::uint32_t k = 1; k < job->first_spawn_end(); ++k) ctx->spawn_local(ScanTask::chunk(job, k));
@@ -193,16 +189,45 @@ void run_file(const ScanShared& sh, const ScanTask& t, ScanCtx& ctx) {
 
 }  // namespace
 
-void scan_file_unsplit(const ScanShared& shared, WorkerScratch& scratch, ScanTask::Kind kind, const char* path,
-                       std::uint32_t length) {
+void scan_one_file(const ScanShared& shared, WorkerScratch& scratch, ScanTask::Kind kind, const char* path,
+                   std::uint32_t length, FileSplitter* splitter) {
   ScanTask t{kind, length, {}, nullptr};
   t.path = path;
   const std::string_view shown(path, length);
   try {
-    (void)scan_file(shared, scratch, t, shown, nullptr);
+    (void)scan_file(shared, scratch, t, shown, nullptr, splitter);
   } catch (const std::exception& e) {
     report(shared, scratch, shown, e.what());
   }
+}
+
+std::uint32_t chunk_count(std::uint64_t size, std::uint64_t chunk_size) noexcept {
+  return static_cast<std::uint32_t>((size + chunk_size - 1) / chunk_size);
+}
+
+ScanRange chunk_range(std::uint64_t chunk_size, std::uint32_t chunks, std::uint32_t k) noexcept {
+  return ScanRange{k * chunk_size, k + 1 == chunks ? ScanRange::kToEof : (k + 1) * chunk_size};
+}
+
+ScanResult scan_chunk(const ScanShared& shared, WorkerScratch& scratch, ByteSource& source, ScanRange range,
+                      bool loaded, Fragment& fragment) {
+  FragmentSink sink(fragment);
+  const ScanResult r = scan_lines(*scratch.matcher, shared.settings.scan, scratch.window, source, range, loaded,
+                                  prints_lines(shared) ? &sink : nullptr, scratch.line);
+  Tally::add(scratch.tally->bytes, r.bytes_read);
+  return r;
+}
+
+void finish_file(const HitFormat& format, WorkerOutput& out, Tally& tally, std::string_view path,
+                 std::uint64_t matching_lines, JsonFile& json, std::uint64_t bytes_searched) {
+  if (matching_lines > 0) {
+    Tally::add(tally.matched_files, 1);
+    Tally::add(tally.matching_lines, matching_lines);
+    if (format.mode() == OutputMode::count) format.count(out, path, matching_lines);
+    if (format.mode() == OutputMode::list) format.list(out, path);
+  }
+  if (format.mode() == OutputMode::json) format.json_end(out, path, json, bytes_searched, matching_lines, tally);
+  out.end_of_file();
 }
 
 void run_scan_task(const ScanShared& shared, ScanTask task, ScanCtx& ctx) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include <stealpool/executor.hpp>
@@ -23,6 +24,8 @@
 #include "output/output.hpp"
 #include "walk/path_arena.hpp"
 #include "walk/walker.hpp"
+#include "scan/fragment.hpp"
+#include "sources/byte_source.hpp"
 #include "sources/scan_window.hpp"
 #include "scan/tally.hpp"
 
@@ -99,12 +102,43 @@ using ScanCtx = stealpool::WorkerCtx<ScanTask, WorkerScratch>;
 // reported and counted.
 void run_scan_task(const ScanShared& shared, ScanTask task, ScanCtx& ctx);
 
+// Where a file larger than a chunk goes when the caller is not ScanCtx's
+// executor (stealscan-mpi spreads its chunks over ranks, src/mpi/split_file.hpp).
+class FileSplitter {
+ public:
+  virtual ~FileSplitter() = default;
+  // `source` reads the open file of `size` bytes, shown as `shown`; its first
+  // block is in `scratch.window`. Scans the file (chunk 0 from that window,
+  // scan_chunk(..., loaded = true)), or hands its chunks on, before returning:
+  // the descriptor is closed then. Counts and reports as the file task would.
+  virtual void split(const ScanShared& shared, WorkerScratch& scratch, std::string_view shown, ByteSource& source,
+                     std::uint64_t size) = 0;
+};
+
 // Scans one file (`kind`: file or operand; `path`: NUL-terminated, `length`
-// bytes) from start to end on the calling thread, never split into chunks: the
-// runner of an executor other than ScanCtx's (stealscan-mpi, src/mpi/). Output,
-// tallies and errors as run_scan_task's file task; the budget is not touched.
-// Never throws but for running out of memory.
-void scan_file_unsplit(const ScanShared& shared, WorkerScratch& scratch, ScanTask::Kind kind, const char* path,
-                       std::uint32_t length);
+// bytes) on the calling thread: the runner of an executor other than
+// ScanCtx's (stealscan-mpi, src/mpi/). A file that one-process stealscan would
+// split into chunks goes to `splitter`, or, with none, is scanned whole.
+// Output, tallies and errors as run_scan_task's file task; the budget is not
+// touched. Never throws but for running out of memory.
+void scan_one_file(const ScanShared& shared, WorkerScratch& scratch, ScanTask::Kind kind, const char* path,
+                   std::uint32_t length, FileSplitter* splitter);
+
+// The chunks of a file of `size` bytes split at `chunk_size`, and chunk k's
+// range: the last one runs to the end of the file, also if it grew since the stat.
+[[nodiscard]] std::uint32_t chunk_count(std::uint64_t size, std::uint64_t chunk_size) noexcept;
+[[nodiscard]] ScanRange chunk_range(std::uint64_t chunk_size, std::uint32_t chunks, std::uint32_t k) noexcept;
+
+// Scans `range` of a split file, its matching lines into `fragment` when the
+// mode prints lines; `loaded`: the window holds the range's first block. Counts
+// the bytes read. Throws what the read throws (a file that cannot be read).
+ScanResult scan_chunk(const ScanShared& shared, WorkerScratch& scratch, ByteSource& source, ScanRange range,
+                      bool loaded, Fragment& fragment);
+
+// A file's last step, once its lines are out (a split file's: once every
+// chunk is in): its record in the counting modes (its "end" message in mode
+// json, `bytes_searched` in it) into `out`, and its match tallies into `tally`.
+void finish_file(const HitFormat& format, WorkerOutput& out, Tally& tally, std::string_view path,
+                 std::uint64_t matching_lines, JsonFile& json, std::uint64_t bytes_searched);
 
 }  // namespace stealscan
