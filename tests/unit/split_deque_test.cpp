@@ -473,8 +473,7 @@ TEST_P(SplitDequeRace, OwnerAndThievesFightForTheLastItemAndExactlyOneWins) {
     if (q.push(tagged(i)) != PushResult::published) ++not_published;
     for (std::uint64_t k = xorshift(seed) % 64; k > 0; --k) sink.fetch_add(1, std::memory_order::relaxed);
     if (i % 4096 == 0) {  // now and then let a thief win, so the test never proves nothing
-      const auto deadline = std::chrono::steady_clock::now() + 10s;
-      while (!q.empty_hint() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+      (void)sptest::wait_until([&] { return q.empty_hint(); }, 10s);
     }
     if (std::optional<Tagged> x = q.pop()) {
       ledger.record(*x);
@@ -518,8 +517,7 @@ TEST_P(SplitDequeRace, EveryItemIsTakenExactlyOnceWhileTheOwnerTakesBackPublicIt
     for (std::uint64_t k = xorshift(seed) % 256; k > 0; --k) sink.fetch_add(1, std::memory_order::relaxed);
     if (next < n && q.push(tagged(next++)) == PushResult::published) ++served;
     if (++rounds % 4096 == 0) {  // now and then let the thieves win, so the test never proves nothing
-      const auto deadline = std::chrono::steady_clock::now() + 10s;
-      while (!q.empty_hint() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+      (void)sptest::wait_until([&] { return q.empty_hint(); }, 10s);
     }
     while (std::optional<Tagged> x = q.pop()) ledger.record(*x);
   }
