@@ -2452,8 +2452,18 @@ TEST(DefaultRules, rules_find_each_kind_of_their_providers_tokens) {
             "https://outlook.office.com/webhook/" + uuid + "@" + uuid + "/IncomingWebhook/" + cyc(kHex, 32) + "/" + uuid},
            {"okta-api-token", "okta_secret: 00" + cyc(kAlnum, 40)},
            {"netrc-password", "machine raw.corp.internal\n  login deploy\n  password pass123\n"},
-           {"aws-s3-path-url", "http://s3-eu-west-1.amazonaws.com/my.bucket.name"}})
+           {"aws-s3-path-url", "http://s3-eu-west-1.amazonaws.com/my.bucket.name"},
+           {"aws-secret-access-key", "\"{\\\"awsSecretKey\\\":\\\"" + cyc(kAlnum, 40) + "\\\"}\""},  // escaped JSON
+           {"cloudflare-origin-ca-key", "v1.0-" + cyc(kHex, 64) + "-" + cyc(kHex, 128) + "-" + cyc(kHex, 64)},
+           {"wireguard-private-key", "PresharedKey = 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefA="}})
     EXPECT_EQ(rules_found(d, "x " + text + " x\n").count(rule), 1u) << rule << " missed: " << text;
+  // Their near misses: a value one short, and a preshared key whose last
+  // character before '=' no 32-byte key ends with.
+  for (const auto& [rule, text] : std::vector<std::pair<std::string, std::string>>{
+           {"aws-secret-access-key", "\"{\\\"awsSecretKey\\\":\\\"" + cyc(kAlnum, 39) + "\\\"}\""},
+           {"cloudflare-origin-ca-key", "v1.0-" + cyc(kHex, 64) + "-" + cyc(kHex, 127) + "-" + cyc(kHex, 64)},
+           {"wireguard-private-key", "PresharedKey = 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefB="}})
+    EXPECT_EQ(rules_found(d, "x " + text + " x\n").count(rule), 0u) << rule << " found a near miss: " << text;
 }
 
 TEST(DefaultRules, a_base64_value_with_slashes_is_still_a_generic_secret) {
