@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -45,9 +46,10 @@ void send_failed(const ScanShared& sh, WorkerScratch& s, ChunkResult c, std::str
   send(c, ctx, sender);
 }
 
-// Scans chunk k of `t`'s file from `source` and sends its result to rank 0.
-void scan_and_send(const ScanShared& sh, WorkerScratch& s, ByteSource& source, const FileTask& t, std::uint32_t k,
-                   bool loaded, FileCtx& ctx, ChunkSender& sender) {
+// Scans chunk k of `t`'s file from `source`: its result, or nothing if the
+// chunk could not be read (then reported and sent as failed).
+std::optional<ChunkResult> scan(const ScanShared& sh, WorkerScratch& s, ByteSource& source, const FileTask& t,
+                                std::uint32_t k, bool loaded, FileCtx& ctx, ChunkSender& sender) {
   ChunkResult c = chunk_of(t, k);
   try {
     const ScanResult r = scan_chunk(sh, s, source, chunk_range(sh.settings.chunk_size, t.chunks, k), loaded,
@@ -55,9 +57,10 @@ void scan_and_send(const ScanShared& sh, WorkerScratch& s, ByteSource& source, c
     c.lines = r.lines;
     c.matching_lines = r.matching_lines;
   } catch (const std::exception& e) {
-    return send_failed(sh, s, std::move(c), e.what(), ctx, sender);
+    send_failed(sh, s, std::move(c), e.what(), ctx, sender);
+    return std::nullopt;
   }
-  send(c, ctx, sender);
+  return c;
 }
 
 }  // namespace
@@ -73,8 +76,18 @@ void ChunkSplitter::split(const ScanShared& shared, WorkerScratch& scratch, std:
   t.size = size;
   t.first = 1;
   t.end = t.chunks;
-  ctx_.spawn(t);
-  scan_and_send(shared, scratch, source, t, 0, /*loaded=*/true, ctx_, sender_);
+  if (shared.settings.scan.mode != ScanMode::list) ctx_.spawn(t);  // the others scan while this one does chunk 0
+  std::optional<ChunkResult> first = scan(shared, scratch, source, t, 0, /*loaded=*/true, ctx_, sender_);
+  if (shared.settings.scan.mode == ScanMode::list) {
+    // -l: a match in chunk 0 settles the file, which rank 0 is then told has
+    // one chunk; else the other chunks go out now.
+    if (first && first->matching_lines > 0) {
+      first->chunks = 1;
+      return send(*first, ctx_, sender_);
+    }
+    ctx_.spawn(t);
+  }
+  if (first) send(*first, ctx_, sender_);
 }
 
 void run_chunk_task(const ScanShared& shared, FileTask task, FileCtx& ctx, ChunkSender& sender) {
@@ -89,7 +102,8 @@ void run_chunk_task(const ScanShared& shared, FileTask task, FileCtx& ctx, Chunk
   if (fd < 0) return send_failed(shared, s, chunk_of(task, task.first), std::strerror(errno), ctx, sender);
   FdCloser closer(fd);
   FdSource source(fd, task.size);
-  scan_and_send(shared, s, source, task, task.first, /*loaded=*/false, ctx, sender);
+  if (std::optional<ChunkResult> c = scan(shared, s, source, task, task.first, /*loaded=*/false, ctx, sender))
+    send(*c, ctx, sender);
 }
 
 SplitAssembler::File::~File() {

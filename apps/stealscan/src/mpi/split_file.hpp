@@ -18,8 +18,10 @@
 // then its counting record or --json "end" and its tallies.
 //
 // Memory: rank 0 holds the lines of the chunks that arrive before an earlier
-// one, at most a file's output. -l scans every chunk (each stops at its first
-// match); one process stops the other chunks after the first.
+// one, at most a file's output. With -l the splitting worker scans chunk 0
+// before it spawns the others, and a match there settles the file (its frame
+// then says the file has one chunk); past chunk 0 every chunk is scanned (each
+// stops at its first match), where one process stops them all at the first.
 #pragma once
 
 #include <cstdint>
