@@ -71,22 +71,21 @@ void walk_operands(const ScanConfig& config, Diagnostics& diag, Tally& tally, Fi
 // worker's Stdout puts "--" before each group but its first, and rank 0 puts
 // its own. A split file's chunks go as chunk frames (`chunks`).
 struct WorkerRecords {
-  std::string captured;
+  // The records frame being built: its kind byte, then the file's records,
+  // which the worker's Stdout appends; sent as it stands (no copy to a frame).
+  std::string captured = std::string(1, static_cast<char>(FrameKind::records));
   Stdout sink{captured};
   bool grouped = false;
   bool emitted = false;  // a group of this worker's went out before
-  std::string frame;
   ChunkSender chunks;
 
   void send(FileCtx& ctx) {
-    if (captured.empty()) return;
-    std::string_view text = captured;
-    if (grouped && emitted && text.starts_with(kGroupSeparator)) text.remove_prefix(kGroupSeparator.size());
-    frame.assign(1, static_cast<char>(FrameKind::records));
-    frame.append(text);
-    ctx.emit(frame);
+    if (captured.size() == 1) return;
+    if (grouped && emitted && std::string_view(captured).substr(1).starts_with(kGroupSeparator))
+      captured.erase(1, kGroupSeparator.size());
+    ctx.emit(captured);
     emitted = true;
-    captured.clear();
+    captured.resize(1);
   }
   static constexpr std::string_view kGroupSeparator = "--\n";
 };
