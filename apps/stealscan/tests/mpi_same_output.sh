@@ -1,6 +1,6 @@
 #!/bin/bash
 # mpi_same_output.sh: stealscan-mpi against one-process stealscan on a generated
-# tree (directories, a .gitignore, hidden and binary files, a file without a
+# tree (directories, a .gitignore and an .ignore below it, hidden and binary files, a file without a
 # match, files larger than a chunk (one with a line longer than two chunks),
 # a broken link, an unreadable file (as root, read as user 65534)).
 #
@@ -35,6 +35,9 @@ fail() {
 make_tree() {
   mkdir -p "$t"/src/net "$t"/src/io "$t"/docs/old "$t"/build/out "$t"/logs
   printf 'build/\n*.tmp\n' >"$t"/.gitignore
+  # Rules below the top, which a rank that rebuilds a directory task from its
+  # path must read on its way down.
+  printf 'f1?.txt\n' >"$t"/src/.ignore
   for d in src/net src/io docs docs/old logs; do
     for i in $(seq 1 12); do
       {
@@ -63,6 +66,17 @@ make_tree() {
     seq 1 2000 | sed 's/^/after the long line, needle /'
   } >"$t"/logs/long.log
   printf 'needle\nhaystack\n' >"$tmp"/patterns.txt
+  # A wider tree (40 x 5 directories of 5 files), long enough to walk that
+  # other ranks take directory tasks from rank 0 and rebuild them from their
+  # paths, with rules at the top and one level down for them to read.
+  for d in $(seq 1 40); do
+    for e in 1 2 3 4 5; do
+      mkdir -p "$tmp/wide/d$d/e$e"
+      for f in 1 2 3 4 5; do printf 'needle %s\nhay\n' "$d.$e.$f" >"$tmp/wide/d$d/e$e/f$f.txt"; done
+    done
+    [ $((d % 2)) -eq 1 ] && printf 'f4.txt\n' >"$tmp/wide/d$d/.gitignore"
+  done
+  printf 'f5.txt\n' >"$tmp"/wide/.ignore
   # A broken link: an error under -L (status 2) even for root.
   mkdir -p "$t"/links
   echo "needle by a link" >"$t"/links/real.txt
@@ -176,6 +190,7 @@ case $what in
       same_output split_only_matching -o -n --chunk-size 4K needle "$t"/logs
     fi
     same_output no_match zzz-not-there "$t"
+    same_output walk_shared_between_ranks -c needle "$tmp"/wide
     same_output broken_link_under_follow -l -L needle "$t"
     grep -q 'dangling' "$tmp/mpi.err" || fail "broken_link_under_follow: stderr does not name the link at $ranks ranks"
     if [ "$unreadable" -eq 1 ]; then

@@ -145,12 +145,32 @@ TEST(MpiFileTaskCodec, AChunkTaskAndAFileTaskRoundTrip) {
   EXPECT_EQ(Codec::decode(out).path, "x");
 }
 
+TEST(MpiFileTaskCodec, ADirectoryTaskTravelsAsItsOperandAndPathWithoutItsDirectory) {
+  using Codec = stealpool::mpi::Codec<FileTask>;
+  FileTask t;
+  t.kind = ScanTask::Kind::directory;
+  t.path = "tree/src/net";
+  t.root = 3;
+  std::vector<std::byte> out;
+  Codec::encode(t, out);
+  EXPECT_EQ(out.size(), 1u + 4u + t.path.size());
+  const FileTask back = Codec::decode(out);
+  EXPECT_EQ(back.kind, ScanTask::Kind::directory);
+  EXPECT_EQ(back.path, t.path);
+  EXPECT_EQ(back.root, 3u);
+  EXPECT_FALSE(back.dir);  // rebuilt from the path where it runs
+  for (std::size_t n = 0; n < 5; ++n)  // cut inside the operand number
+    EXPECT_THROW((void)Codec::decode(std::span<const std::byte>(out).first(n)), std::runtime_error) << n;
+}
+
 TEST(MpiFileTaskCodec, AnUnknownKindOrAnEmptyRangeIsRefused) {
   using Codec = stealpool::mpi::Codec<FileTask>;
   std::vector<std::byte> out;
   FileTask t;
-  t.kind = ScanTask::Kind::directory;  // the walk never leaves rank 0
+  t.kind = ScanTask::Kind::directory;  // without a path: rank 0's first task, which never travels
   Codec::encode(t, out);
+  EXPECT_THROW((void)Codec::decode(out), std::runtime_error);
+  out.assign(1, std::byte{200});  // no such kind
   EXPECT_THROW((void)Codec::decode(out), std::runtime_error);
   t.kind = ScanTask::Kind::chunk;
   t.first = 3;

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -165,6 +167,117 @@ TEST(WalkTasks, the_rules_of_the_tree_decide_what_the_walk_finds) {
   EXPECT_FALSE(has(".dotfile"));
   EXPECT_FALSE(has(".hidden/secret.txt"));
   EXPECT_EQ(got.size(), 150u + 130u + 5u);
+}
+
+// Every directory a one-thread walk reads below `top`, depth first: its path,
+// whether read() took it, and the paths it kept, sorted.
+struct ReadDir {
+  std::string path;
+  bool ok;
+  std::vector<std::string> kept;
+};
+
+ReadDir read_one(const Walker& w, Directory& d, std::vector<std::unique_ptr<Directory>>* subdirs) {
+  Tally tally;
+  WalkScratch scratch;
+  ReadDir r{d.path(), w.read(d, scratch, tally), {}};
+  std::string path;
+  if (r.ok) {
+    for (const Directory::Entry& e : d.take(d.remaining())) {
+      r.kept.emplace_back(d.entry_path(e, path));
+      if (e.is_dir && subdirs != nullptr) subdirs->push_back(d.child(e));
+    }
+  }
+  r.kept = sorted(std::move(r.kept));
+  return r;
+}
+
+std::vector<ReadDir> read_all(const Walker& w, std::unique_ptr<Directory> top) {
+  std::vector<ReadDir> out;
+  std::vector<std::unique_ptr<Directory>> stack;
+  stack.push_back(std::move(top));
+  while (!stack.empty()) {
+    std::unique_ptr<Directory> d = std::move(stack.back());
+    stack.pop_back();
+    out.push_back(read_one(w, *d, &stack));
+  }
+  return out;
+}
+
+// stealscan-mpi sends a directory task to another rank as its path; there it
+// is rebuilt (Walker::rebuild) and must keep what the walk would have kept:
+// the ignore files above it (a nested repository's boundary included), and
+// with -L the ancestors that make a link back up a loop.
+TEST(WalkRebuild, a_directory_rebuilt_from_its_path_keeps_what_the_walk_kept_there) {
+  TempTree t;
+  build_tree(t);
+  t.write("nested/inner/a.log", "x");  // kept: the outer *.log stops at nested's .git
+  t.write("nested/inner/b.tmp", "x");  // ignored by nested/.gitignore
+  t.write("sub/deeper/c.log", "x");    // kept by sub/.ignore's !*.log
+  t.write("sub/deeper/d.txt", "x");
+  for (const bool follow : {false, true}) {
+    WalkOptions options;
+    options.follow = follow;
+    std::string messages;
+    Diagnostics diag(messages);
+    Walker w(options, diag);
+    const std::unique_ptr<Directory> top = w.directory_operand(t.root());
+    ASSERT_TRUE(top);
+    Tally tally;
+    const std::vector<ReadDir> walked = read_all(w, w.rebuild(*top, t.root(), tally));
+    ASSERT_GT(walked.size(), 140u);
+    std::size_t loops = 0;
+    for (const ReadDir& want : walked) {
+      std::unique_ptr<Directory> again = w.rebuild(*top, want.path, tally);
+      ASSERT_TRUE(again) << want.path;
+      const ReadDir got = read_one(w, *again, nullptr);
+      EXPECT_EQ(got.ok, want.ok) << want.path << (follow ? " with -L" : "");
+      EXPECT_EQ(got.kept, want.kept) << want.path << (follow ? " with -L" : "");
+      loops += want.ok ? 0 : 1;
+    }
+    EXPECT_EQ(loops, follow ? 1u : 0u);  // deep/1/up, a link to deep
+    EXPECT_EQ(tally.errors.load(), 0u);
+    const auto inner = std::find_if(walked.begin(), walked.end(),
+                                    [&](const ReadDir& d) { return d.path == t.path("nested/inner"); });
+    ASSERT_NE(inner, walked.end());
+    EXPECT_EQ(inner->kept, std::vector<std::string>{t.path("nested/inner/a.log")});
+  }
+}
+
+// build_tree's tree, a Walker with the default options, and the operand's Directory.
+struct RebuildTree {
+  RebuildTree() { build_tree(t); }
+  TempTree t;
+  std::string messages;
+  Diagnostics diag{messages};
+  Walker w{WalkOptions{}, diag};
+  std::unique_ptr<Directory> top = w.directory_operand(t.root());
+  Tally tally;
+};
+
+TEST(WalkRebuild, a_path_not_below_the_operand_or_with_dot_dot_is_refused_naming_it) {
+  RebuildTree r;
+  ASSERT_TRUE(r.top);
+  const TempTree& t = r.t;
+  for (const std::string& bad : {t.root() + "x/sub", std::string("/"), t.path("sub/../wide"), t.path("sub//deeper")}) {
+    try {
+      (void)r.w.rebuild(*r.top, bad, r.tally);
+      ADD_FAILURE() << bad << " was rebuilt";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_FALSE(r.w.directory_operand(t.path("keep.log")));  // a file operand has no Directory
+  EXPECT_FALSE(r.w.directory_operand(t.path("no-such")));
+  EXPECT_TRUE(r.messages.empty()) << r.messages;  // directory_operand reports nothing
+}
+
+TEST(WalkRebuild, a_directory_gone_on_the_way_down_is_reported_and_counted) {
+  RebuildTree r;
+  ASSERT_TRUE(r.top);
+  EXPECT_FALSE(r.w.rebuild(*r.top, r.t.path("gone/deeper"), r.tally));
+  EXPECT_EQ(r.tally.errors.load(), 1u);
+  EXPECT_NE(r.messages.find(r.t.path("gone")), std::string::npos) << r.messages;
 }
 
 }  // namespace

@@ -35,35 +35,74 @@ struct RankScan {
   Totals totals;
 };
 
-// The walk's visitor: each file it finds becomes a task on the walking
-// worker's deque, where this rank's other workers and other ranks take it.
-class FileSpawner final : public WalkVisitor {
+// The walk as tasks (README.md, "The walk"). Each rank has its Walker (the
+// same rules as stealscan's) and, per operand that is a directory, the
+// operand's Directory as the walk starts it: the `top` a directory task that
+// came from another rank is rebuilt below. Built on the rank's main thread
+// before the run; the workers only read it. Its diagnostics go to `diag`.
+class RankWalk {
  public:
-  explicit FileSpawner(FileCtx& ctx) : ctx_(ctx) {}
-  void on_file(std::string_view path) override { ctx_.spawn(FileTask{ScanTask::Kind::file, std::string(path)}); }
-  void on_operand(std::string_view path) override {
-    ctx_.spawn(FileTask{ScanTask::Kind::operand, std::string(path)});
+  RankWalk(const ScanConfig& config, Diagnostics& diag) : paths_(config.paths), walker_(config.walk, diag) {
+    tops_.reserve(paths_.size());
+    for (const std::string& root : paths_) tops_.push_back(walker_.directory_operand(root));
+  }
+
+  // Rank 0's first task: a directory task per directory operand (with its
+  // Directory), a file task per other operand; a path that cannot be stat'ed
+  // is reported and counted (Walker::operand).
+  void start(Tally& tally, FileCtx& ctx) {
+    OperandSpawner spawner(ctx);
+    for (std::uint32_t i = 0; i < paths_.size(); ++i) {
+      std::unique_ptr<Directory> dir =
+          tops_[i] ? walker_.rebuild(*tops_[i], paths_[i], tally) : walker_.operand(paths_[i], spawner, tally);
+      if (dir) spawn_directory(ctx, i, std::move(dir));
+    }
+  }
+
+  // A directory task: reads its directory and spawns a task per entry kept,
+  // subdirectories first (oldest: what a thief takes), then the files, each in
+  // reverse so that this worker pops them in listing order.
+  void run(FileTask t, FileCtx& ctx, WalkScratch& scratch, Tally& tally) const {
+    std::shared_ptr<Directory> dir = std::move(t.dir);
+    if (!dir) {
+      if (t.root >= tops_.size() || !tops_[t.root])
+        throw std::runtime_error("stealscan-mpi: a directory task for operand " + std::to_string(t.root) +
+                                 ", which is not a directory here ('" + t.path + "')");
+      dir = walker_.rebuild(*tops_[t.root], t.path, tally);
+      if (!dir) return;
+    }
+    if (!walker_.read(*dir, scratch, tally)) return;
+    const std::span<const Directory::Entry> entries = dir->take(dir->remaining());
+    for (std::size_t i = entries.size(); i-- > 0;)
+      if (entries[i].is_dir) spawn_directory(ctx, t.root, dir->child(entries[i]));
+    for (std::size_t i = entries.size(); i-- > 0;)
+      if (!entries[i].is_dir) ctx.spawn(FileTask{ScanTask::Kind::file, std::string(dir->entry_path(entries[i], scratch.path))});
   }
 
  private:
-  FileCtx& ctx_;
-};
+  class OperandSpawner final : public WalkVisitor {
+   public:
+    explicit OperandSpawner(FileCtx& ctx) : ctx_(ctx) {}
+    void on_file(std::string_view path) override { ctx_.spawn(FileTask{ScanTask::Kind::file, std::string(path)}); }
+    void on_operand(std::string_view path) override {
+      ctx_.spawn(FileTask{ScanTask::Kind::operand, std::string(path)});
+    }
 
-// Rank 0's first task: the walk of every operand with stealscan's own Walker
-// (same ignore rules), reporting unreadable directories and the like on `diag`
-// as they come and counting them in `tally`. A walk that throws (out of
-// memory) reports it and ends: the files already spawned are still scanned,
-// and the error count makes the status 2 on every rank.
-void walk_operands(const ScanConfig& config, Diagnostics& diag, Tally& tally, FileCtx& ctx) {
-  try {
-    FileSpawner spawner(ctx);
-    Walker walker(config.walk, diag);
-    for (const std::string& root : config.paths) walker.walk(root, spawner, tally);
-  } catch (const std::exception& e) {
-    diag.message(std::string("walking the paths: ").append(e.what()));
-    Tally::add(tally.errors, 1);
+   private:
+    FileCtx& ctx_;
+  };
+
+  static void spawn_directory(FileCtx& ctx, std::uint32_t root, std::unique_ptr<Directory> dir) {
+    FileTask t{ScanTask::Kind::directory, dir->path()};
+    t.root = root;
+    t.dir = std::move(dir);
+    ctx.spawn(std::move(t));
   }
-}
+
+  const std::vector<std::string>& paths_;
+  Walker walker_;
+  std::vector<std::unique_ptr<Directory>> tops_;  // per operand: null if not a directory
+};
 
 // One worker's records: its own Stdout captures a file's records (flushed at
 // the file's end), and after the file they leave as one records frame for rank
@@ -122,6 +161,11 @@ RankScan scan_share(const ScanConfig& config, const Matcher& matcher, Diagnostic
                     MPI_Comm comm) {
   RankScan r;
   Diagnostics errors(r.err);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // Rank 0 reports what its walk meets at once; the others with their scan's
+  // messages, which rank 0 writes at the end.
+  RankWalk walk(config, rank == 0 ? diag : errors);
   const SearchSetup setup(config, matcher);
   InFlightBudget budget(1);  // never taken: scan_one_file() leaves the budget alone
   const ScanShared shared{setup.settings(), matcher, setup.format(), budget, errors};
@@ -145,7 +189,10 @@ RankScan scan_share(const ScanConfig& config, const Matcher& matcher, Diagnostic
         dc, [&](std::size_t id) { return setup.scratch(outputs[id], tallies[id]); },
         [&](FileTask t, FileCtx& ctx) {
           WorkerRecords& mine = records[ctx.worker_id()];
-          if (t.kind == ScanTask::Kind::directory) return walk_operands(config, diag, walk_tally, ctx);
+          if (t.kind == ScanTask::Kind::directory) {
+            if (t.path.empty()) return walk.start(walk_tally, ctx);
+            return walk.run(std::move(t), ctx, ctx.scratch().walk, *ctx.scratch().tally);
+          }
           if (t.kind == ScanTask::Kind::chunk) return run_chunk_task(shared, std::move(t), ctx, mine.chunks);
           ChunkSplitter splitter(ctx, mine.chunks);
           scan_one_file(shared, ctx.scratch(), t.kind, t.path.c_str(), static_cast<std::uint32_t>(t.path.size()),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -12,6 +13,7 @@
 #include <stealpool/mpi/context.hpp>
 
 #include "scan/scan_task.hpp"
+#include "walk/walker.hpp"
 
 namespace stealscan::mpi {
 
@@ -26,8 +28,13 @@ struct FileKey {
 static_assert(std::has_unique_object_representations_v<FileKey>, "FileKey travels as its bytes");
 
 // A task, by kind:
-//   directory  (no path) the walk of every operand, rank 0's first task, which
-//              spawns the files as it finds them;
+//   directory  with no path: rank 0's first task, which looks at each operand
+//              and spawns a directory task per directory, a file task per file;
+//              with a path: a directory of operand number `root` to read, which
+//              spawns a task per entry the walk keeps. `dir` is the Directory
+//              as the walk made it, on the process that made it; a task that
+//              came from another rank has none and rebuilds it from `path`
+//              (Walker::rebuild);
 //   file, operand  a file to scan, by path;
 //   chunk      chunks [first, end) of the split file `key` (`chunks` chunks,
 //              `size` bytes at the split), by path (split_file.hpp).
@@ -39,13 +46,17 @@ struct FileTask {
   std::uint32_t end = 0;
   std::uint32_t chunks = 0;
   std::uint64_t size = 0;
+  std::uint32_t root = 0;
+  std::shared_ptr<Directory> dir = nullptr;  // not sent: process-local
 };
 
 }  // namespace stealscan::mpi
 
 // Between ranks: a kind byte; for a chunk task its key, range, chunk count and
-// size (native byte order: ranks run the same build on the same architecture);
-// then the path's bytes.
+// size, for a directory task its operand number (native byte order: ranks run
+// the same build on the same architecture); then the path's bytes. rank 0's
+// first task (a directory task without a path) never travels: decode refuses
+// it, as it refuses an unknown kind.
 template <>
 struct stealpool::mpi::Codec<stealscan::mpi::FileTask> {
   static void encode(const stealscan::mpi::FileTask& t, std::vector<std::byte>& out);

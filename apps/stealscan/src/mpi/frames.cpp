@@ -124,6 +124,8 @@ void stealpool::mpi::Codec<FileTask>::encode(const FileTask& t, std::vector<std:
     w.put(t.end);
     w.put(t.chunks);
     w.put(t.size);
+  } else if (t.kind == Kind::directory) {
+    w.put(t.root);
   }
   w.put_bytes(t.path);
 }
@@ -132,8 +134,9 @@ FileTask stealpool::mpi::Codec<FileTask>::decode(std::span<const std::byte> byte
   stealscan::mpi::ByteReader r(bytes, "a file task");
   FileTask t;
   t.kind = r.get<Kind>();
-  if (t.kind != Kind::file && t.kind != Kind::operand && t.kind != Kind::chunk)
+  if (t.kind != Kind::file && t.kind != Kind::operand && t.kind != Kind::chunk && t.kind != Kind::directory)
     r.fail("unknown kind " + std::to_string(static_cast<int>(t.kind)));
+  if (t.kind == Kind::directory) t.root = r.get<std::uint32_t>();
   if (t.kind == Kind::chunk) {
     t.key = r.get<stealscan::mpi::FileKey>();
     t.first = r.get<std::uint32_t>();
@@ -146,5 +149,6 @@ FileTask stealpool::mpi::Codec<FileTask>::decode(std::span<const std::byte> byte
   }
   if (r.left() > UINT32_MAX) r.fail("a path of " + std::to_string(r.left()) + " bytes");
   t.path = r.rest_string(r.left());
+  if (t.kind == Kind::directory && t.path.empty()) r.fail("a directory task without a path");
   return t;
 }

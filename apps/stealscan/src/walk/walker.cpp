@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -100,9 +101,51 @@ std::unique_ptr<Directory> Walker::operand(const std::string& root, WalkVisitor&
     visitor.on_operand(root);
     return nullptr;
   }
+  return operand_directory(root);
+}
+
+std::unique_ptr<Directory> Walker::operand_directory(const std::string& root) {
   const std::size_t base_length = root.size() + (!root.empty() && root.back() == '/' ? 0 : 1);
   std::shared_ptr<const IgnoreStack> outer = options_.gitignore ? outer_.for_operand(root, base_length) : nullptr;
   return std::unique_ptr<Directory>(new Directory(root, std::move(outer), nullptr, base_length, /*operand=*/true));
+}
+
+std::unique_ptr<Directory> Walker::directory_operand(const std::string& root) {
+  struct stat st;
+  if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return nullptr;
+  return operand_directory(root);
+}
+
+std::unique_ptr<Directory> Walker::rebuild(const Directory& top, std::string_view path, Tally& tally) const {
+  const std::string_view root = top.path_;
+  const bool below = path.size() > top.base_length_ && path.substr(0, root.size()) == root &&
+                     (root.back() == '/' || path[root.size()] == '/');
+  if (path != root && !below)
+    throw std::invalid_argument("a directory task for '" + std::string(path) + "', which is not below '" +
+                                std::string(root) + "'");
+  std::unique_ptr<Directory> dir(new Directory(top.path_, top.ignore_, top.up_, top.base_length_, /*operand=*/true));
+  if (path == root) return dir;
+  std::string_view rest = path.substr(top.base_length_);
+  while (!rest.empty()) {
+    const std::size_t slash = rest.find('/');
+    const std::string_view name = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+    if (name.empty() || name == "." || name == "..")
+      throw std::invalid_argument("a directory task for '" + std::string(path) + "', which names '" +
+                                  std::string(name) + "' on its way down");
+    const int fd = ::open(dir->path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+      error(dir->path_, errno, tally);
+      return nullptr;
+    }
+    const bool entered = enter(*dir, fd, tally);
+    ::close(fd);
+    if (!entered) return nullptr;
+    std::string child;
+    join(child, dir->path_, name);
+    dir.reset(new Directory(std::move(child), dir->ignore_, dir->up_, dir->base_length_, /*operand=*/false));
+  }
+  return dir;
 }
 
 void Walker::walk(const std::string& root, WalkVisitor& visitor, Tally& tally) {
@@ -126,13 +169,7 @@ void Walker::walk(const std::string& root, WalkVisitor& visitor, Tally& tally) {
   }
 }
 
-bool Walker::read(Directory& dir, WalkScratch& scratch, Tally& tally) const {
-  dir.read_ = true;
-  const int fd = ::open(dir.path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    error(dir.path_, errno, tally);
-    return false;
-  }
+bool Walker::enter(Directory& dir, int fd, Tally& tally) const {
   if (options_.follow) {
     struct stat st;
     if (::fstat(fd, &st) == 0) {
@@ -140,7 +177,6 @@ bool Walker::read(Directory& dir, WalkScratch& scratch, Tally& tally) const {
         if (a->dev == st.st_dev && a->ino == st.st_ino) {
           diag_.error(dir.path_, "file system loop (a link to an ancestor directory): not followed");
           Tally::add(tally.loops, 1);
-          ::close(fd);
           return false;
         }
       }
@@ -166,6 +202,20 @@ bool Walker::read(Directory& dir, WalkScratch& scratch, Tally& tally) const {
       auto rules = parse_gitignore(read_small_file(fd, name));
       if (!rules.empty()) ignore = std::make_shared<const IgnoreStack>(kind, std::move(rules), base, "", std::move(ignore));
     }
+  }
+  return true;
+}
+
+bool Walker::read(Directory& dir, WalkScratch& scratch, Tally& tally) const {
+  dir.read_ = true;
+  const int fd = ::open(dir.path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    error(dir.path_, errno, tally);
+    return false;
+  }
+  if (!enter(dir, fd, tally)) {
+    ::close(fd);
+    return false;
   }
   DIR* d = ::fdopendir(fd);
   if (d == nullptr) {

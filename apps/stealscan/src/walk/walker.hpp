@@ -154,12 +154,29 @@ class Walker {
   // file system loop.
   [[nodiscard]] bool read(Directory& dir, WalkScratch& scratch, Tally& tally) const;
 
+  // For stealscan-mpi, whose directory tasks travel between processes as paths.
+  // directory_operand: what operand() returns for `root` when it is a
+  // directory, else null, reporting nothing; the calling thread, before reads
+  // begin, as operand(). rebuild: any thread: the Directory, not yet read, at
+  // `path` below `top` (a directory_operand() result), as the walk that found
+  // it made it: each directory from `top` down to the parent of `path` is
+  // entered as read() enters one (its ignore files; with `follow`, its identity
+  // for the loop check) but not listed. Null, having reported and counted why,
+  // if one of them cannot be opened. Throws std::invalid_argument naming `path`
+  // if it is not `top` or below it.
+  [[nodiscard]] std::unique_ptr<Directory> directory_operand(const std::string& root);
+  [[nodiscard]] std::unique_ptr<Directory> rebuild(const Directory& top, std::string_view path, Tally& tally) const;
+
   // The whole walk of one command-line path on the calling thread: files in a
   // directory's listing order, then its subdirectories, depth first.
   void walk(const std::string& root, WalkVisitor& visitor, Tally& tally);
 
  private:
   void error(std::string_view path, int err, Tally& tally) const;
+  [[nodiscard]] std::unique_ptr<Directory> operand_directory(const std::string& root);
+  // read()'s first step on the open `fd` of `dir`: the loop check (follow) and
+  // the directory's own ignore files. False, reported and counted, on a loop.
+  [[nodiscard]] bool enter(Directory& dir, int fd, Tally& tally) const;
   [[nodiscard]] bool skip(const Directory& dir, std::string_view path, std::string_view name, bool is_dir,
                           const IgnoreStack* ignore, std::string& relative) const;
 
