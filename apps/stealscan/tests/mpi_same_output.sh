@@ -16,8 +16,10 @@
 # refusal: a bad option and a missing path: exit status 2 and a message,
 #          within 60 s (no hang).
 # refusal_more: the same for `secrets`, standard input (`-`, `-f -`), --stats
-#          and a bad regex. (Each refusal costs about 2.5 s: Open MPI's mpirun
-#          takes that long to end a job whose ranks exit with a non-zero status.)
+#          and a bad regex. (Each refusal costs about 2.5 s unless MPIEXEC_FLAGS
+#          has --mca odls_base_sigkill_timeout 0, as CMake passes: Open MPI's
+#          mpirun waits that long to end a job whose ranks exit with a non-zero
+#          status.)
 set -u
 what=$1 scan=$2 scan_mpi=$3 ranks=$4
 shift 4
@@ -55,9 +57,7 @@ make_tree() {
   printf 'needle\0binary\n' >"$t"/src/blob.bin
   printf 'nothing to see here\n' >"$t"/docs/none.txt
   # Larger than stealscan's 256 KiB chunk: both split it into chunks.
-  for i in $(seq 1 20000); do
-    if [ $((i % 997)) -eq 0 ]; then echo "line $i has the needle"; else echo "line $i is filler text"; fi
-  done >"$t"/logs/big.log
+  seq 1 20000 | awk '{ print "line " $1 ($1 % 997 == 0 ? " has the needle" : " is filler text") }' >"$t"/logs/big.log
   # A needle in a line of 20,000 bytes: with 4 KiB chunks its text is read
   # back from the file when it is printed.
   {
@@ -165,9 +165,9 @@ refused() {
   echo "ok: $name: exit $got: $(head -1 "$tmp/mpi.err")"
 }
 
-make_tree
 case $what in
   output)
+    make_tree
     same_output plain needle "$t"
     same_output line_numbers -n needle "$t"
     lines_together line_numbers
@@ -202,10 +202,12 @@ case $what in
     fi
     ;;
   refusal)
+    mkdir -p "$t"  # refused before any file is read: an empty tree will do
     refused unknown_option "unknown option '--bogus'" --bogus needle "$t"
     refused missing_path "$t/no-such-dir" needle "$t/no-such-dir"
     ;;
   refusal_more)
+    mkdir -p "$t"
     refused secrets_subcommand "secrets" secrets "$t"
     refused standard_input_operand "standard input" needle -
     refused patterns_from_standard_input "standard input" -f - "$t"
