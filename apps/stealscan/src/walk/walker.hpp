@@ -10,8 +10,9 @@
 // - `Walker` holds the rules (const once built) and reads a Directory (`read`),
 //   from any thread, with that thread's `WalkScratch` and tally.
 // The scan (scan/file_feed.hpp) runs each Directory as a task on the executor's
-// workers; `Walker::walk` is the same walk on the calling thread, for
-// stealscan-mpi's file table and for tests.
+// workers, stealscan-mpi (mpi/dist_scan.cpp) on every rank's workers, rebuilding
+// one that came from another process from its path (`rebuild`); `Walker::walk`
+// is the same walk on the calling thread, for tests.
 //
 // It is cheap per entry: the type comes from the directory listing (d_type), so
 // only symbolic links, and file systems that do not fill d_type, cost a stat;
