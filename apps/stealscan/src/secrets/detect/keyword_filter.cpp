@@ -15,7 +15,7 @@
 namespace stealscan::secrets {
 namespace {
 
-constexpr unsigned kFlags = HS_FLAG_CASELESS;  // every occurrence: their lines are wanted
+constexpr unsigned kKeywordFlags = HS_FLAG_CASELESS;  // every occurrence: their lines are wanted
 
 // A keyword scan's callback context: the collector, the keywords (a hit's
 // line is the line of its first byte, `to` less the keyword's length) and
@@ -79,12 +79,12 @@ KeywordFilter::KeywordFilter(const std::vector<std::vector<std::string>>& keywor
   }
   if (keywords_.empty() || hs_valid_platform() != HS_SUCCESS) return;
   // The cache key: everything the compilation below depends on.
-  std::string key = "keywords block flags=" + std::to_string(kFlags);
+  std::string key = "keywords block flags=" + std::to_string(kKeywordFlags);
   for (const std::string& k : keywords_) key.append("\n").append(std::to_string(k.size())).append(":").append(k);
   db_ = cache.load_or_compile("keywords", key, [this] {
     std::vector<const char*> exprs;
     std::vector<std::size_t> lengths;
-    std::vector<unsigned> flags(keywords_.size(), kFlags);
+    std::vector<unsigned> flags(keywords_.size(), kKeywordFlags);
     std::vector<unsigned> ids;
     for (std::size_t k = 0; k < keywords_.size(); ++k) {
       exprs.push_back(keywords_[k].data());

@@ -16,7 +16,7 @@
 namespace stealscan::secrets {
 namespace {
 
-constexpr unsigned kFlags = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
+constexpr unsigned kPrefilterFlags = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
 // hs_scan takes an unsigned length; a text this long is left to RE2 whole.
 constexpr std::size_t kMaxText = std::size_t{1} << 30;
 // A worker keeps its copy buffer between texts up to this size.
@@ -118,7 +118,7 @@ RegexPrefilter::RegexPrefilter(const std::vector<std::string>& regexes, const Da
     exprs[r] = self_contained(regexes[r]);
     hs_expr_info_t* info = nullptr;
     hs_compile_error_t* err = nullptr;
-    const bool ok = hs_expression_info(exprs[r].c_str(), kFlags, &info, &err) == HS_SUCCESS;
+    const bool ok = hs_expression_info(exprs[r].c_str(), kPrefilterFlags, &info, &err) == HS_SUCCESS;
     if (ok && info->max_width != UINT_MAX) width[r] = info->max_width;
     free_error(err);
     std::free(info);
@@ -127,12 +127,12 @@ RegexPrefilter::RegexPrefilter(const std::vector<std::string>& regexes, const Da
   // The set compiled; a pattern named by a compile error is left out and the
   // rest compiled again (one error not tied to a pattern leaves them all out).
   while (!candidates.empty()) {
-    std::string key = "prefilter block flags=" + std::to_string(kFlags);
+    std::string key = "prefilter block flags=" + std::to_string(kPrefilterFlags);
     for (const std::size_t r : candidates) key.append("\n").append(std::to_string(exprs[r].size())).append(":").append(exprs[r]);
     int bad = -1;
     db_ = cache.load_or_compile("prefilter", key, [&]() -> hs_database_t* {
       std::vector<const char*> ptrs;
-      std::vector<unsigned> flags(candidates.size(), kFlags);
+      std::vector<unsigned> flags(candidates.size(), kPrefilterFlags);
       std::vector<unsigned> ids;
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         ptrs.push_back(exprs[candidates[i]].c_str());
