@@ -76,22 +76,23 @@ class RankWalk {
     for (std::size_t i = entries.size(); i-- > 0;)
       if (entries[i].is_dir) spawn_directory(ctx, t.root, dir->child(entries[i]));
     for (std::size_t i = entries.size(); i-- > 0;)
-      if (!entries[i].is_dir) ctx.spawn(FileTask{ScanTask::Kind::file, std::string(dir->entry_path(entries[i], scratch.path))});
+      if (!entries[i].is_dir) spawn_file(ctx, ScanTask::Kind::file, dir->entry_path(entries[i], scratch.path));
   }
 
  private:
   class OperandSpawner final : public WalkVisitor {
    public:
     explicit OperandSpawner(FileCtx& ctx) : ctx_(ctx) {}
-    void on_file(std::string_view path) override { ctx_.spawn(FileTask{ScanTask::Kind::file, std::string(path)}); }
-    void on_operand(std::string_view path) override {
-      ctx_.spawn(FileTask{ScanTask::Kind::operand, std::string(path)});
-    }
+    void on_file(std::string_view path) override { spawn_file(ctx_, ScanTask::Kind::file, path); }
+    void on_operand(std::string_view path) override { spawn_file(ctx_, ScanTask::Kind::operand, path); }
 
    private:
     FileCtx& ctx_;
   };
 
+  static void spawn_file(FileCtx& ctx, ScanTask::Kind kind, std::string_view path) {
+    ctx.spawn(FileTask{kind, std::string(path)});
+  }
   static void spawn_directory(FileCtx& ctx, std::uint32_t root, std::unique_ptr<Directory> dir) {
     FileTask t{ScanTask::Kind::directory, dir->path()};
     t.root = root;

@@ -41,8 +41,12 @@ std::string_view Directory::entry_path(const Entry& e, std::string& out) const {
 }
 
 std::unique_ptr<Directory> Directory::child(const Entry& e) const {
+  return child(std::string_view(names_).substr(e.offset, e.length));
+}
+
+std::unique_ptr<Directory> Directory::child(std::string_view name) const {
   std::string path;
-  (void)entry_path(e, path);
+  join(path, path_, name);
   return std::unique_ptr<Directory>(new Directory(std::move(path), ignore_, up_, base_length_, /*operand=*/false));
 }
 
@@ -141,9 +145,7 @@ std::unique_ptr<Directory> Walker::rebuild(const Directory& top, std::string_vie
     const bool entered = enter(*dir, fd, tally);
     ::close(fd);
     if (!entered) return nullptr;
-    std::string child;
-    join(child, dir->path_, name);
-    dir.reset(new Directory(std::move(child), dir->ignore_, dir->up_, dir->base_length_, /*operand=*/false));
+    dir = dir->child(name);
   }
   return dir;
 }

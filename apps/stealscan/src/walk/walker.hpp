@@ -104,6 +104,9 @@ class Directory {
   std::string_view entry_path(const Entry& e, std::string& out) const;
   // A subdirectory entry as a Directory to read, under the rules that apply here.
   [[nodiscard]] std::unique_ptr<Directory> child(const Entry& e) const;
+  // The subdirectory `name` (listed or not) as a Directory to read, under the
+  // rules that apply here (Walker::rebuild names the ones on its way down).
+  [[nodiscard]] std::unique_ptr<Directory> child(std::string_view name) const;
 
  private:
   friend class Walker;
