@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -69,6 +71,19 @@ inline std::size_t stress_scale() {
 inline std::size_t scaled(std::size_t n, std::size_t at_least = 1) {
   const std::size_t v = n / stress_scale();
   return v < at_least ? at_least : v;
+}
+
+// Rounds per race of the engine's small protocols (two threads; three-thread
+// races run fewer, since three threads share this machine's two cores by time
+// slicing).
+inline const int kRaceRounds = static_cast<int>(scaled(100000, 1000));
+inline const int kRace3Rounds = static_cast<int>(scaled(4000, 200));
+
+// The calling thread's name as the kernel has it.
+inline std::string current_thread_name() {
+  char buf[64] = {};
+  if (pthread_getname_np(pthread_self(), buf, sizeof buf) != 0) return "<pthread_getname_np failed>";
+  return buf;
 }
 
 // splitmix64's finaliser: a bijection on 64-bit words, a cheap good hash.

@@ -201,12 +201,6 @@ TEST(ForkJoinPoolOptions, ZeroWorkersThrowsInvalidArgument) {
   EXPECT_THROW(sp::ThreadPool(sp::PoolOptions::with_workers(0)), std::invalid_argument);
 }
 
-std::string current_thread_name() {
-  char buf[32] = {};
-  if (pthread_getname_np(pthread_self(), buf, sizeof buf) != 0) return "<error>";
-  return buf;
-}
-
 TEST(ForkJoinPoolOptions, WorkersAreNamedAfterTheOption) {
   sptest::Watchdog dog("ForkJoinPoolOptions.Names");
   sp::PoolOptions o = unpinned(3);
@@ -215,7 +209,7 @@ TEST(ForkJoinPoolOptions, WorkersAreNamedAfterTheOption) {
   std::vector<std::string> from_hook(3);
   o.threads.on_start = [&](std::size_t id) {
     std::lock_guard<std::mutex> lock(mu);
-    from_hook.at(id) = current_thread_name();
+    from_hook.at(id) = sptest::current_thread_name();
   };
   std::vector<std::string> from_jobs;
   {
@@ -225,7 +219,7 @@ TEST(ForkJoinPoolOptions, WorkersAreNamedAfterTheOption) {
       for (int i = 0; i < 30; ++i)
         tg.spawn([&] {
           const std::string want = "fjname-" + std::to_string(sp::current_worker_id().value_or(999));
-          const std::string got = current_thread_name();
+          const std::string got = sptest::current_thread_name();
           std::lock_guard<std::mutex> lock(mu);
           if (got != want) from_jobs.push_back(got + " (want " + want + ")");
         });

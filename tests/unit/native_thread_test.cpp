@@ -31,13 +31,6 @@ static_assert(std::is_nothrow_move_assignable_v<spd::NativeThread>);
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
-// The calling thread's name as the kernel has it.
-std::string current_thread_name() {
-  char buf[64] = {};
-  if (pthread_getname_np(pthread_self(), buf, sizeof buf) != 0) return "<pthread_getname_np failed>";
-  return buf;
-}
-
 #if defined(__linux__)
 // The calling thread's stack size as glibc reports it (0 on failure).
 std::size_t current_stack_size() {
@@ -91,14 +84,14 @@ TEST(NativeThread, EmptyBodyIsRejectedBeforeAnyThreadStarts) {
 
 TEST(NativeThread, NameIsSetBeforeTheBodyRuns) {
   std::string seen;
-  spd::NativeThread t(0, "sp-worker-3", [&] { seen = current_thread_name(); });
+  spd::NativeThread t(0, "sp-worker-3", [&] { seen = sptest::current_thread_name(); });
   t.join();
   EXPECT_EQ(seen, "sp-worker-3");
 }
 
 TEST(NativeThread, LongNameIsTruncatedToFifteenBytes) {
   std::string seen;
-  spd::NativeThread t(0, "stealpool-worker-12345", [&] { seen = current_thread_name(); });
+  spd::NativeThread t(0, "stealpool-worker-12345", [&] { seen = sptest::current_thread_name(); });
   t.join();
   EXPECT_EQ(seen, "stealpool-worke");
 }
@@ -107,7 +100,7 @@ TEST(NativeThread, TruncationDoesNotSplitAUtf8Character) {
   // 14 ASCII bytes, then U+00E9 as C3 A9 straddling the 15-byte limit.
   const std::string name = std::string(14, 'a') + "\xC3\xA9xyz";
   std::string seen;
-  spd::NativeThread t(0, name, [&] { seen = current_thread_name(); });
+  spd::NativeThread t(0, name, [&] { seen = sptest::current_thread_name(); });
   t.join();
   EXPECT_EQ(seen, std::string(14, 'a'));
 }
@@ -115,7 +108,7 @@ TEST(NativeThread, TruncationDoesNotSplitAUtf8Character) {
 TEST(NativeThread, EmptyNameKeepsTheNameInheritedFromTheCreator) {
   std::string inner_seen;
   spd::NativeThread outer(0, "sp-creator", [&] {
-    spd::NativeThread inner(0, "", [&] { inner_seen = current_thread_name(); });
+    spd::NativeThread inner(0, "", [&] { inner_seen = sptest::current_thread_name(); });
     inner.join();
   });
   outer.join();

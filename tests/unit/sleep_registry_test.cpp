@@ -23,10 +23,8 @@ namespace {
 
 using Registry = spd::SleepRegistry<>;
 
-// Rounds per race (two threads; three-thread races run fewer, since three
-// threads share this machine's two cores by time slicing).
-const int kRaceRounds = static_cast<int>(sptest::scaled(100000, 1000));
-const int kRace3Rounds = static_cast<int>(sptest::scaled(4000, 200));
+using sptest::kRace3Rounds;
+using sptest::kRaceRounds;
 
 // Whether worker w's parker holds a token (consumes it).
 bool has_token(Registry& r, std::size_t w) { return r.parker(w).park(0ns); }

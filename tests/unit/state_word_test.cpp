@@ -19,10 +19,8 @@ using spd::Terminal;
 
 namespace {
 
-// Rounds per race (two threads; three-thread races run fewer, since
-// three threads share this machine's two cores by time slicing).
-const int kRaceRounds = static_cast<int>(sptest::scaled(100000, 1000));
-const int kRace3Rounds = static_cast<int>(sptest::scaled(4000, 200));
+using sptest::kRace3Rounds;
+using sptest::kRaceRounds;
 
 TEST(StateWord, StartsAcceptingWithZeroCount) {
   Wide s;

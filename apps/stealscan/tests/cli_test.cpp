@@ -4,6 +4,8 @@
 #include "cli/cli.hpp"
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace cli_test {
 namespace {
 
 Command parse(std::vector<std::string> args) { return parse_command_line(args, 7); }
@@ -121,4 +123,5 @@ TEST(Cli, sizes_take_binary_suffixes_in_either_case) {
 }
 
 }  // namespace
+}  // namespace cli_test
 }  // namespace stealscan

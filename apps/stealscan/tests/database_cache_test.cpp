@@ -14,6 +14,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace database_cache_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -143,4 +145,5 @@ TEST(DatabaseCache, unwritable_place_or_no_cache_only_compiles) {
 }
 
 }  // namespace
+}  // namespace database_cache_test
 }  // namespace stealscan

@@ -19,6 +19,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_archives_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -343,4 +345,5 @@ TEST(ArchiveMagic, each_magic_is_recognised_and_look_alikes_are_not) {
 }
 
 }  // namespace
+}  // namespace e2e_archives_test
 }  // namespace stealscan::test

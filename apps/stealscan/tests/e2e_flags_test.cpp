@@ -14,6 +14,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_flags_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -216,4 +218,5 @@ TEST(Flags, json_matches_cannot_be_combined_with_invert_context_or_only_matching
 }
 
 }  // namespace
+}  // namespace e2e_flags_test
 }  // namespace stealscan::test

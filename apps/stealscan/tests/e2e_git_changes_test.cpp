@@ -17,6 +17,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_git_changes_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -134,4 +136,5 @@ TEST(GitChanges, a_bare_repository_and_misused_flags_exit_2) {
 }
 
 }  // namespace
+}  // namespace e2e_git_changes_test
 }  // namespace stealscan::test

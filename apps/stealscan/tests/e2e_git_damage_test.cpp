@@ -20,6 +20,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_git_damage_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -263,4 +265,5 @@ TEST(GitDamage, a_range_scans_the_commits_of_its_head_not_of_its_base) {
 }
 
 }  // namespace
+}  // namespace e2e_git_damage_test
 }  // namespace stealscan::test

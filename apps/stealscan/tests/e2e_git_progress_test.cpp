@@ -22,6 +22,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_git_progress_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -120,4 +122,5 @@ TEST(GitProgress, the_line_says_commits_diffed_then_blobs_bytes_and_rate) {
 }
 
 }  // namespace
+}  // namespace e2e_git_progress_test
 }  // namespace stealscan::test

@@ -24,6 +24,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_git_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -406,4 +408,5 @@ TEST(GitSecrets, a_pack_without_its_index_is_left_to_libgit2) {
 }
 
 }  // namespace
+}  // namespace e2e_git_test
 }  // namespace stealscan::test

@@ -14,6 +14,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_git_threads_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -70,4 +72,5 @@ TEST(GitSecretsThreads, the_report_is_the_same_at_1_and_4_threads) {
 }
 
 }  // namespace
+}  // namespace e2e_git_threads_test
 }  // namespace stealscan::test

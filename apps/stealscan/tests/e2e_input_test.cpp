@@ -20,6 +20,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_input_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -287,4 +289,5 @@ TEST(PatternFile, a_directory_or_missing_file_names_the_system_reason) {
 }
 
 }  // namespace
+}  // namespace e2e_input_test
 }  // namespace stealscan::test

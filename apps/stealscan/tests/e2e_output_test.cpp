@@ -13,6 +13,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_output_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -294,4 +296,5 @@ TEST(ExitStatus, bad_arguments_exit_2_with_a_message_naming_the_value) {
 }
 
 }  // namespace
+}  // namespace e2e_output_test
 }  // namespace stealscan::test

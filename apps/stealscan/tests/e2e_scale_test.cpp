@@ -17,6 +17,8 @@
 #include "support/unprivileged.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_scale_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -128,4 +130,5 @@ TEST(Errors, unreadable_files_and_directories_are_reported_counted_and_skipped) 
 }
 
 }  // namespace
+}  // namespace e2e_scale_test
 }  // namespace stealscan::test

@@ -19,6 +19,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_secrets_report_test {
 namespace {
 
 using nlohmann::json;
@@ -618,4 +620,5 @@ TEST(SecretsStartup, keyword_database_is_cached_between_runs_unless_no_cache) {
 }
 
 }  // namespace
+}  // namespace e2e_secrets_report_test
 }  // namespace stealscan::test

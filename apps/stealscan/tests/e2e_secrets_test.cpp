@@ -22,6 +22,8 @@
 #include "support/unprivileged.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_secrets_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -373,4 +375,5 @@ TEST(Secrets, the_report_is_the_same_whatever_the_number_of_threads) {
 }
 
 }  // namespace
+}  // namespace e2e_secrets_test
 }  // namespace stealscan::test

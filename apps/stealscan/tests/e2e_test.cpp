@@ -11,6 +11,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -171,4 +173,5 @@ TEST_F(MixedTree, binary_files_count_with_text_flag_like_grep_a) {
 }
 
 }  // namespace
+}  // namespace e2e_test
 }  // namespace stealscan::test

@@ -11,6 +11,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_unicode_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -123,4 +125,5 @@ TEST(Unicode, no_unicode_matches_what_ripgreps_bytes_mode_matches) {
 }
 
 }  // namespace
+}  // namespace e2e_unicode_test
 }  // namespace stealscan::test

@@ -16,6 +16,8 @@
 #include "walk/outer_ignores.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace e2e_walk_test {
 namespace {
 
 const std::string kBin = STEALSCAN_BIN;
@@ -201,4 +203,5 @@ TEST_F(Walk, a_hostile_gitignore_line_finishes_with_the_right_result) {
 }
 
 }  // namespace
+}  // namespace e2e_walk_test
 }  // namespace stealscan::test

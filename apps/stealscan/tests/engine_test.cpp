@@ -21,6 +21,8 @@
 #include "match/vectorscan_matcher.hpp"
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace engine_test {
 namespace {
 
 using test::engine_lines;
@@ -613,4 +615,5 @@ TEST(RegexSyntax, escape_literal_matches_exactly_the_bytes_of_the_literal) {
 }
 
 }  // namespace
+}  // namespace engine_test
 }  // namespace stealscan

@@ -22,6 +22,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace git_blob_index_test {
 namespace {
 
 using PathBlobs = std::set<std::pair<std::string, std::string>>;  // (path, blob hex)
@@ -174,4 +176,5 @@ TEST(GitBlobIndex, a_commit_introduces_the_files_no_parent_has_at_that_path) {
 }
 
 }  // namespace
+}  // namespace git_blob_index_test
 }  // namespace stealscan::test

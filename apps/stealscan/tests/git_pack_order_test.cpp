@@ -24,6 +24,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace git_pack_order_test {
 namespace {
 
 // The base of the entry at `offset` of `pack` (the file's bytes): its offset
@@ -176,4 +178,5 @@ TEST(GitPackOrder, each_object_and_all_built_on_it_are_read_in_one_run_that_it_s
 }
 
 }  // namespace
+}  // namespace git_pack_order_test
 }  // namespace stealscan::test

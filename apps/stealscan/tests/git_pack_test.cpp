@@ -25,6 +25,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::test {
+// Named after the file: test binaries compile several files as one unit.
+namespace git_pack_test {
 namespace {
 
 using git::PackIndex;
@@ -434,4 +436,5 @@ TEST(GitPackReader, a_delta_chain_in_a_loop_ends_in_bounded_time_and_memory) {
 }
 
 }  // namespace
+}  // namespace git_pack_test
 }  // namespace stealscan::test

@@ -14,6 +14,8 @@
 #include "walk/in_flight_budget.hpp"
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace gitignore_test {
 namespace {
 
 TEST(Glob, stars_questions_and_classes_never_cross_a_slash) {
@@ -229,4 +231,5 @@ TEST(InFlightBudget, racing_takers_never_hold_more_than_the_limit) {
 }
 
 }  // namespace
+}  // namespace gitignore_test
 }  // namespace stealscan

@@ -13,6 +13,8 @@
 #include "walk/overrides.hpp"
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace ignore_files_test {
 namespace {
 
 TEST(IgnoreStack, a_stronger_kind_decides_before_a_deeper_file_of_a_weaker_kind) {
@@ -95,4 +97,5 @@ TEST(FileTypes, the_table_is_sorted_and_a_later_excluded_type_wins_over_a_select
 }
 
 }  // namespace
+}  // namespace ignore_files_test
 }  // namespace stealscan

@@ -23,6 +23,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace line_scanner_test {
 namespace {
 
 struct Line {
@@ -383,4 +385,5 @@ TEST(LineScanner, count_newlines_counts_every_newline_byte) {
 }
 
 }  // namespace
+}  // namespace line_scanner_test
 }  // namespace stealscan

@@ -12,6 +12,8 @@
 #include "match/regex_matcher.hpp"
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace matcher_test {
 namespace {
 
 struct Naive {
@@ -212,4 +214,5 @@ TEST(RegexMatcher, an_invalid_pattern_is_rejected_with_its_text_and_the_reason) 
 }
 
 }  // namespace
+}  // namespace matcher_test
 }  // namespace stealscan

@@ -17,6 +17,8 @@
 #include "output/output.hpp"
 
 namespace stealscan::mpi {
+// Named after the file: test binaries compile several files as one unit.
+namespace mpi_split_file_test {
 namespace {
 
 std::span<const std::byte> bytes_of(const std::string& s) {
@@ -286,4 +288,5 @@ TEST(MpiSplitAssembler, TwoSplitFilesAreAssembledApart) {
 }
 
 }  // namespace
+}  // namespace mpi_split_file_test
 }  // namespace stealscan::mpi

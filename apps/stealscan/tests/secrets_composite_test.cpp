@@ -14,6 +14,8 @@
 #include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_composite_test {
 namespace {
 
 // "rule line:column=secret [parts...]" per finding.
@@ -136,4 +138,5 @@ TEST(SecretsComposite, a_required_rule_must_exist) {
 }
 
 }  // namespace
+}  // namespace secrets_composite_test
 }  // namespace stealscan::secrets

@@ -15,6 +15,8 @@
 #include "secrets/detect/detector.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_config_test {
 namespace {
 
 RuleSet load(const std::string& text) { return resolve_config(parse_config(text, "rules.toml"), default_rule_set()); }
@@ -496,4 +498,5 @@ TEST(SecretsConfig, bad_toml_is_named_with_its_line_and_column) {
 }
 
 }  // namespace
+}  // namespace secrets_config_test
 }  // namespace stealscan::secrets

@@ -19,6 +19,8 @@
 #include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_decode_test {
 namespace {
 
 std::string decoded(std::string_view in) {
@@ -427,4 +429,5 @@ TEST(Utf16, converts_to_utf8_with_surrogate_pairs_and_replaces_what_is_unpaired)
 }
 
 }  // namespace
+}  // namespace secrets_decode_test
 }  // namespace stealscan::secrets

@@ -9,6 +9,8 @@
 #include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_finding_secret_test {
 namespace {
 
 std::vector<std::string> secrets_of(const std::string& toml, const std::string& text) {
@@ -55,4 +57,5 @@ secretGroup = 2
 }
 
 }  // namespace
+}  // namespace secrets_finding_secret_test
 }  // namespace stealscan::secrets

@@ -16,6 +16,8 @@
 #include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_keyword_shape_test {
 namespace {
 
 TEST(SecretsKeywordShape, reads_the_class_repeated_right_after_the_keyword) {
@@ -122,4 +124,5 @@ TEST(SecretsKeywordShape, dropping_hits_without_their_shape_finds_what_keeping_t
 }
 
 }  // namespace
+}  // namespace secrets_keyword_shape_test
 }  // namespace stealscan::secrets

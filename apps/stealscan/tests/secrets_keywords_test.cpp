@@ -18,6 +18,8 @@
 #include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_keywords_test {
 namespace {
 
 DetectorOptions scoped(KeywordScope scope) {
@@ -222,4 +224,5 @@ TEST(KeywordScope, both_scopes_find_what_a_reference_on_another_regex_engine_fin
 }
 
 }  // namespace
+}  // namespace secrets_keywords_test
 }  // namespace stealscan::secrets

@@ -15,6 +15,8 @@
 #include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_long_line_test {
 namespace {
 
 // The findings of the rules in `toml` over `text`. A finding points at its
@@ -133,4 +135,5 @@ stopwords = ["tok_0"]
 }
 
 }  // namespace
+}  // namespace secrets_long_line_test
 }  // namespace stealscan::secrets

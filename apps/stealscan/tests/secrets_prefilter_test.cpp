@@ -22,6 +22,8 @@
 #include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_prefilter_test {
 namespace {
 
 // "rule line:column-line:column=secret" per finding.
@@ -381,4 +383,5 @@ TEST(SecretsPrefilter, takes_the_rules_without_keywords_whose_regex_vectorscan_r
 }
 
 }  // namespace
+}  // namespace secrets_prefilter_test
 }  // namespace stealscan::secrets

@@ -16,6 +16,8 @@
 #include "support/detector_run.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_rules_test {
 namespace {
 
 const std::string kAlnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -2525,4 +2527,5 @@ TEST(DefaultRules, a_match_ending_at_a_line_end_stops_before_the_newline) {
 }
 
 }  // namespace
+}  // namespace secrets_rules_test
 }  // namespace stealscan::secrets

@@ -17,6 +17,8 @@
 #include "support/temp_tree.hpp"
 
 namespace stealscan::secrets {
+// Named after the file: test binaries compile several files as one unit.
+namespace secrets_yaml_rules_test {
 namespace {
 
 TEST(RegexRewrite, verbose_mode_drops_whitespace_and_comments_everywhere_but_in_escapes) {
@@ -165,4 +167,5 @@ rules:
 }
 
 }  // namespace
+}  // namespace secrets_yaml_rules_test
 }  // namespace stealscan::secrets

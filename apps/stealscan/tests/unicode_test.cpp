@@ -19,6 +19,8 @@
 #include "support/test_support.hpp"  // tests/support: sptest::scaled()
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace unicode_test {
 namespace {
 
 // Pieces of text: ASCII words and punctuation, Latin-1 letters, Greek (final
@@ -288,4 +290,5 @@ TEST(UnicodeSyntax, utf8_validation_rejects_overlongs_surrogates_and_truncations
 }
 
 }  // namespace
+}  // namespace unicode_test
 }  // namespace stealscan

@@ -18,6 +18,8 @@
 #include "walk/walker.hpp"
 
 namespace stealscan {
+// Named after the file: test binaries compile several files as one unit.
+namespace walk_test {
 namespace {
 
 using test::TempTree;
@@ -281,4 +283,5 @@ TEST(WalkRebuild, a_directory_gone_on_the_way_down_is_reported_and_counted) {
 }
 
 }  // namespace
+}  // namespace walk_test
 }  // namespace stealscan
