@@ -88,8 +88,9 @@ if [[ -r /proc/sys/vm/mmap_rnd_bits ]] && (($(cat /proc/sys/vm/mmap_rnd_bits) > 
 fi
 
 # configure_and_build <dir> <c++ compiler> [cmake args...]
-# Builds every target, or only BUILD_TARGET when a phase sets it; stealscan's
-# core library 8 sources to a unit (STEALPOOL_UNITY_BUILD: half its build time).
+# Builds every target, or only BUILD_TARGET when a phase sets it, as unity units
+# (STEALPOOL_UNITY_BUILD): stealscan's core library 8 sources to a unit, each
+# test binary's sources 6 to a unit (about half of each one's build time).
 BUILD_TARGET=""
 configure_and_build() {
   local dir="$1" cxx="$2"; shift 2
