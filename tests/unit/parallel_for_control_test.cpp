@@ -28,7 +28,7 @@ namespace {
 using sptest::IndexError;
 using sptest::LoopParam;
 using sptest::loop_param_name;
-
+using sptest::loop_params;
 
 // --- edge cases ----------------------------------------------------------------
 
@@ -243,11 +243,11 @@ TEST_P(ParallelForExceptions, AnExceptionInAnInnerLoopReachesTheOuterCaller) {
   EXPECT_GE(outer_calls.load(), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForExceptions, ::testing::ValuesIn(sptest::loop_params({1, 2, 8})),
+INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForExceptions, ::testing::ValuesIn(loop_params({1, 2, 8})),
                          loop_param_name);
-INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForExceptionsOneWorker, ::testing::ValuesIn(sptest::loop_params({1})),
+INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForExceptionsOneWorker, ::testing::ValuesIn(loop_params({1})),
                          loop_param_name);
-INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForExceptionsConcurrent, ::testing::ValuesIn(sptest::loop_params({2, 8})),
+INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForExceptionsConcurrent, ::testing::ValuesIn(loop_params({2, 8})),
                          loop_param_name);
 INSTANTIATE_TEST_SUITE_P(StealingAndAdaptive, ParallelForExceptionsBalancing,
                          ::testing::Values(LoopParam{1, Part::stealing}, LoopParam{1, Part::adaptive},
@@ -352,7 +352,7 @@ TEST_P(ParallelForNesting, LoopsAtTheLeavesOfARecursiveJoinTree) {
   EXPECT_EQ(total.load(), sptest::fib_serial(15) * (49 * 50 / 2));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForNesting, ::testing::ValuesIn(sptest::loop_params({1, 2, 8})),
+INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelForNesting, ::testing::ValuesIn(loop_params({1, 2, 8})),
                          loop_param_name);
 
 }  // namespace

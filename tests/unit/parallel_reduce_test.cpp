@@ -31,7 +31,7 @@ namespace {
 
 using sptest::LoopParam;
 using sptest::loop_param_name;
-
+using sptest::loop_params;
 
 class ParallelReduce : public ::testing::TestWithParam<LoopParam> {
  protected:
@@ -163,7 +163,7 @@ TEST_P(ParallelReduce, ExceptionsFromMapOrCombineReachTheCaller) {
   EXPECT_EQ(reduce(0L, 100L, 0L, [](long i) { return i; }, std::plus<>{}), 4950L) << "pool unusable after";
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelReduce, ::testing::ValuesIn(sptest::loop_params({1, 2, 8, 32})),
+INSTANTIATE_TEST_SUITE_P(AllPartitioners, ParallelReduce, ::testing::ValuesIn(loop_params({1, 2, 8, 32})),
                          loop_param_name);
 
 // --- floating point: bit for bit -------------------------------------------------
