@@ -2,9 +2,10 @@
 # bench/mpi/uts_mpi_table.sh <build dir> [reps] [configs] [args...]: the table of
 # docs/distributed.md. Runs stealpool-uts-mpi on UTS T1 and T3 at each
 # configuration RANKSxWORKERS of configs (default "1x1 1x2 2x1 2x2 4x1 4x2";
-# "1x1 2x1 4x1 8x1 16x1 4x4 1x16" on 16 cores; args go to every executor run,
-# e.g. --no-worker-polls) and the serial walk (reps runs each, default 3, every run under `flock /tmp/stealpool-bench.lock`
-# so it never overlaps another benchmark on the machine) and prints the median
+# "1x1 2x1 4x1 8x1 16x1 4x4 1x16" on 16 cores; args go to every executor run)
+# and the serial walk (reps runs each, default 3, every run under `flock
+# /tmp/stealpool-bench.lock` so it never overlaps another benchmark on the
+# machine) and prints the median
 # time with the per-rank messages and stolen batches of the median run.
 # Ranks are not pinned (--bind-to none): Open MPI would otherwise bind each rank
 # to one core, and a rank's workers and progress thread would share it.
