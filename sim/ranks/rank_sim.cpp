@@ -325,11 +325,9 @@ void RankSim::progress_round(int rank) {
     r.quiet_rounds = 0;
     r.last_busy_ps = now_ps_;
   } else {
-    const std::int64_t since_busy_us = std::min<std::int64_t>((now_ps_ - r.last_busy_ps) / 1'000'000,
-                                                              mpi::detail::kProgressAlertUs);
+    const auto since_busy_us = static_cast<std::uint64_t>((now_ps_ - r.last_busy_ps) / 1'000'000);
     next = now_ps_ + static_cast<std::int64_t>(mpi::detail::progress_sleep_us(r.protocol.passive(), r.protocol.hunting(),
-                                                                              r.quiet_rounds,
-                                                                              static_cast<unsigned>(since_busy_us))) *
+                                                                              r.quiet_rounds, since_busy_us)) *
                          1'000'000;
     ++r.quiet_rounds;
   }

@@ -14,6 +14,7 @@
 
 #include "rank_sim.hpp"
 #include "stealpool/mpi/detail/frames.hpp"
+#include "stealpool/mpi/detail/progress_sleep.hpp"
 
 namespace stealpool::sim::ranks {
 namespace {
@@ -250,6 +251,26 @@ TEST(RankProtocolAlone, ARoundThatOnlyPassesDataOnIsNotBusy) {
   const std::vector<std::pair<int, int>> sent = {{0, kData}};
   EXPECT_EQ(net.sent, sent);
   for (int tag = 1; tag < kTagCount; ++tag) EXPECT_EQ(alerting_tag(tag), tag != kData) << tag_name(tag);
+}
+
+// The progress thread's nap policy (progress_sleep.hpp), which the real loop
+// and the simulator's sleeping rounds share: a rank someone waits on, or that
+// was just asked for work, naps short; one with work that no rank has asked
+// anything for kProgressCalmUs naps longest, and a passive one in between.
+TEST(ProgressNaps, ARankNapsLongerTheLongerNoRankHasAskedItForAnything) {
+  using namespace mpi::detail;
+  constexpr unsigned kLong = 20;  // quiet rounds: every cap reached
+  EXPECT_EQ(progress_sleep_us(false, false, 0, kProgressCalmUs), 5u) << "the first quiet round naps 5 us";
+  EXPECT_EQ(progress_sleep_us(false, false, 3, kProgressCalmUs), 40u) << "doubling";
+  EXPECT_EQ(progress_sleep_us(false, true, kLong, kProgressCalmUs), 50u) << "our steal request awaits its reply";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, 0), 50u) << "just did something: alert";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressAlertUs - 1), 50u);
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressAlertUs), 400u) << "has work, asked recently";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs - 1), 400u);
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs), 1280u) << "has work, calm";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, std::uint64_t{1} << 40), 1280u) << "no overflow, same cap";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressCalmUs), 1000u) << "passive";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0), 1000u) << "passive: no thief waits on a rank without work";
 }
 
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {

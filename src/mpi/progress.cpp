@@ -82,12 +82,13 @@ void Progress::run() {
       continue;
     }
     // Nothing happened: nap a little, longer the longer it stays quiet. A passive
-    // rank ends up probing once a millisecond; one with work at least every 400 us,
-    // or every 50 us while a steal of ours is in flight or for 2 ms after a round
-    // that did something (a thief waits for our reply about that long).
+    // rank ends up probing once a millisecond; one with work every 50 us while a
+    // steal of ours is in flight or for 2 ms after a round that did something (a
+    // thief waits for our reply about that long), then every 400 us, and every
+    // 1.28 ms once 10 ms pass without one (progress_sleep.hpp).
     const auto since_busy = std::chrono::duration_cast<std::chrono::microseconds>(now - last_busy).count();
     const unsigned us = progress_sleep_us(protocol_.passive(), protocol_.hunting(), quiet_rounds,
-                                          static_cast<unsigned>(std::min<std::int64_t>(since_busy, kProgressAlertUs)));
+                                          static_cast<std::uint64_t>(std::max<std::int64_t>(since_busy, 0)));
     ++quiet_rounds;
     ++protocol_.metrics().progress_naps;
     pool_.nap(std::chrono::microseconds(us));  // ends early when the rank runs dry ([MPI-dry-bell])

@@ -5,23 +5,31 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 
 namespace stealpool::mpi::detail {
 
 // How long a round that did something keeps the rank alert: its next steal
 // request is likely to follow soon (a thief that ran dry once runs dry again).
-inline constexpr unsigned kProgressAlertUs = 2000;
+inline constexpr std::uint64_t kProgressAlertUs = 2000;
+
+// How long without such a round makes a rank that has work calm: no rank has
+// asked it for anything in that time, so it probes less often and leaves its
+// workers the core (on a node where the progress thread shares one with them,
+// each nap and its round cost a worker about 24 us).
+inline constexpr std::uint64_t kProgressCalmUs = 10000;
 
 // After `quiet_rounds` quiet rounds in a row (0 for the first), `since_busy_us`
 // after the last round that did something: 5 us doubling, capped at 1 ms while
 // the rank is passive; at 50 us while a steal request of ours awaits its reply,
 // or while the rank has work and did something less than kProgressAlertUs ago
-// (a thief waits for our reply no longer than this); else at 400 us. Passing
-// data on is not "something" (rank_protocol.hpp, alerting_tag()).
+// (a thief waits for our reply no longer than this); at 400 us while it has
+// work and did something less than kProgressCalmUs ago; else at 1,280 us.
+// Passing data on is not "something" (rank_protocol.hpp, alerting_tag()).
 constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds,
-                                     unsigned since_busy_us) noexcept {
+                                     std::uint64_t since_busy_us) noexcept {
   const bool alert = hunting || since_busy_us < kProgressAlertUs;
-  const unsigned cap_us = passive ? 1000u : alert ? 50u : 400u;
+  const unsigned cap_us = passive ? 1000u : alert ? 50u : since_busy_us < kProgressCalmUs ? 400u : 1280u;
   return std::min(cap_us, 5u << std::min(quiet_rounds, 8u));
 }
 
