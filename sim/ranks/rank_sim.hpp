@@ -38,9 +38,10 @@ struct RankSimConfig {
   // false: the progress thread handles each message when it arrives and decides
   // after every event of its rank (a thread that polls without pause). true: it
   // runs the real Progress::run() rounds: receive up to 64 arrived messages, one
-  // step(), then if the round did nothing nap progress_sleep_us() (5 us doubling
-  // to 50 us / 400 us / 1.28 ms / 1 ms), cut to 5 us when the rank's pool runs dry during
-  // it ([MPI-dry-bell]), else go round again after kBusyRound.
+  // step(), then if the round did nothing nap progress_sleep_us() (5 us
+  // doubling to 50 us / 400 us / 1.28 ms / 1 ms), cut to 5 us when the rank's
+  // pool runs dry during it ([MPI-dry-bell]), else go round again after
+  // kBusyRound.
   bool sleeping_progress = false;
   // Each leaf emits an 8-byte frame (Context::emit) for rank 0's data sink: the
   // checker wants every one delivered exactly once, before rank 0 terminates

@@ -16,15 +16,16 @@
 # refusal: a bad option and a missing path: exit status 2 and a message,
 #          within 60 s (no hang).
 # refusal_more: the same for `secrets`, standard input (`-`, `-f -`), --stats
-#          and a bad regex.
-# STEALSCAN_MPI_LEAK_CASES (set by CMake in ASan builds): the names of the
-#          output cases whose stealscan-mpi runs keep LeakSanitizer on; the
-#          others run with detect_leaks=0. Each Open MPI rank's leak check
-#          costs about 2.7 s here (LSan's slow unwinder, which the Open MPI
-#          suppressions need), against 0.6 s for the whole run without it. (Each refusal costs about 2.5 s unless MPIEXEC_FLAGS
+#          and a bad regex. (Each refusal costs about 2.5 s unless MPIEXEC_FLAGS
 #          has --mca odls_base_sigkill_timeout 0, as CMake passes: Open MPI's
 #          mpirun waits that long to end a job whose ranks exit with a non-zero
 #          status.)
+# STEALSCAN_MPI_LEAK_CASES (set by CMake in ASan builds): the names of the
+#          output cases whose stealscan-mpi runs keep LeakSanitizer on; the
+#          others run with detect_leaks=0. The leak checks add about 2.7 s
+#          to a 2-rank run here (LSan's slow unwinder, which the Open MPI
+#          suppressions need), which takes 0.6 s without them. A name that is
+#          no output case fails the test.
 set -u
 what=$1 scan=$2 scan_mpi=$3 ranks=$4
 shift 4
