@@ -16,7 +16,7 @@
 #   package     installs build/release into a temporary prefix and builds and
 #               runs tests/package/consumer against it twice: with CMake's
 #               find_package(stealpool) and with pkg-config
-# These four are the default (CI's) set: about 33 minutes on 2 cores. Three more
+# These four are the default (CI's) set: about 30 minutes on 2 cores. Three more
 # run with --all or --only, each repeating a default phase with the other
 # compiler (what differs between the two compilers' sanitizers and warnings):
 #   tsan-clang  ThreadSanitizer with clang++ (build/tsan-clang)
