@@ -34,6 +34,10 @@ class WorkerCtx {
   XorShift64& rng() noexcept { return rng_; }
   WorkerMetrics& metrics() noexcept { return metrics_; }
   const WorkerMetrics& metrics() const noexcept { return metrics_; }
+  // How many tasks wait in this worker's deque: a racy snapshot (two relaxed
+  // loads), exact but for what thieves take meanwhile. For a task that decides
+  // whether its siblings have enough to steal.
+  std::size_t queued_hint() const noexcept { return deque_->size_hint(); }
 
   // Pushes onto this worker's deque: the cheapest spawn (no shared RMW). Always
   // accepted, also while join() drains.

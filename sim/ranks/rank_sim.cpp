@@ -57,10 +57,14 @@ std::uint64_t fingerprint(const UtsNode& n) {
 // One rank's pool: W workers and one queue. Workers pop the newest node (the
 // Chase-Lev owner's LIFO); take_half gives the oldest, as the real rank's
 // Executor::take_half takes the injector's tasks and deque tops. Running nodes
-// are not spare.
+// are not spare, nor are those a real worker keeps private: of the queued
+// nodes, a steal sees at least 16 a worker and a third of the rest
+// ([MPI-private-tail]: a worker's deque holds at least 16 and half as many as
+// its private tail; the queue here is the rank's, so the split is the rank's).
 class SimPool final : public mpi::detail::LocalPool {
  public:
-  SimPool(int rank, int workers) : idle_(static_cast<std::size_t>(workers)), rank_(rank) {
+  SimPool(int rank, int workers)
+      : idle_(static_cast<std::size_t>(workers)), visible_floor_(16 * static_cast<std::size_t>(workers)), rank_(rank) {
     for (int w = workers - 1; w >= 0; --w) idle_[static_cast<std::size_t>(workers - 1 - w)] = w;
   }
   bool dry() const noexcept override { return queue_.empty() && running_ == 0; }
@@ -68,7 +72,9 @@ class SimPool final : public mpi::detail::LocalPool {
   // finish_node); the protocol never naps.
   void nap(std::chrono::microseconds) noexcept override {}
   std::size_t take_half(std::size_t max, std::vector<std::byte>& out) override {
-    const std::size_t n = std::min(max, queue_.size() / 2);
+    const std::size_t queued = queue_.size();
+    const std::size_t visible = std::min(queued, std::max(visible_floor_, (queued + 2) / 3));
+    const std::size_t n = std::min(max, visible / 2);
     const std::size_t at = out.size();
     out.resize(at + n * sizeof(UtsNode));
     for (std::size_t i = 0; i < n; ++i) {
@@ -105,6 +111,7 @@ class SimPool final : public mpi::detail::LocalPool {
 
   std::deque<UtsNode> queue_;
   std::vector<int> idle_;  // idle worker ids, the next to start last
+  std::size_t visible_floor_;  // 16 a worker: what a take sees of a short queue
   int running_ = 0;
   std::uint64_t ran_ = 0;   // nodes run here
   bool cancelled_ = false;  // dropping nodes: a cancel came, or a node here failed

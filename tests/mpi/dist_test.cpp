@@ -670,6 +670,46 @@ bool a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decode
   return true;
 }
 
+// A task held on a rank's worker until abandon()'s cancel is visible: the
+// worker acquires `release` after the releaser saw the flag, so it sees it too
+// and drops the rest (a timed release raced abandon() on a loaded machine). An
+// abandon() that never cancels is released after 10 s, and the counts fail.
+struct HeldTask {
+  std::atomic<bool> started{false};
+  std::atomic<bool> release{false};
+
+  void hold() {  // in the task
+    started.store(true, std::memory_order::release);
+    while (!release.load(std::memory_order::acquire)) std::this_thread::yield();
+  }
+  // Once the task is held: gives the pool up, and returns its counts.
+  template <class Pool>
+  mpi::RankMetrics abandon_when_held(Pool& pool) {
+    while (!started.load(std::memory_order::acquire)) std::this_thread::yield();
+    std::thread releaser([this, &pool] {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!pool.cancelling() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+      release.store(true, std::memory_order::release);
+    });
+    pool.abandon();
+    releaser.join();
+    mpi::RankMetrics m;
+    pool.add_metrics(m);
+    return m;
+  }
+};
+
+// After a rank was given up: every boxed task freed, and the counts.
+bool given_up_counts(long live_before, const mpi::RankMetrics& m, std::uint64_t run, std::uint64_t dropped) {
+  if (g_live_tasks.load() != live_before)
+    return fail(cat({num(static_cast<std::uint64_t>(g_live_tasks.load() - live_before)),
+                     " boxed tasks outlived a rank given up with them"}));
+  if (m.tasks_run != run || m.tasks_dropped != dropped)
+    return fail(cat({"ran ", num(m.tasks_run), " and dropped ", num(m.tasks_dropped), ", expected ", num(run), " and ",
+                     num(dropped)}));
+  return true;
+}
+
 // A rank given up while its workers hold tasks (abandon(): the run failed to
 // start after the seeds were given, or run() ended by an exception): the task
 // that is running finishes, every queued one is dropped, and every boxed task is
@@ -677,15 +717,12 @@ bool a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decode
 bool a_rank_given_up_with_tasks_queued_drops_and_frees_them() {
   using Pool = mpi::detail::RankWorkers<CountedTask, int>;
   const long live_before = g_live_tasks.load();
-  std::atomic<bool> started{false};
-  std::atomic<bool> release{false};
+  HeldTask held;
   mpi::RankMetrics m;
   {
     Pool pool(mpi::DistConfig{}, 0, [](std::size_t) { return 0; },
               [&](CountedTask t, mpi::Context<CountedTask, int>&) {
-                if (t.id != 0) return;
-                started.store(true, std::memory_order::release);
-                while (!release.load(std::memory_order::acquire)) std::this_thread::yield();
+                if (t.id == 0) held.hold();
               });
     for (std::uint32_t i = 0; i < 100; ++i) {
       const CountedTask t(i);
@@ -693,26 +730,96 @@ bool a_rank_given_up_with_tasks_queued_drops_and_frees_them() {
     }
     pool.start();
     pool.open_gate();
+    m = held.abandon_when_held(pool);
+  }
+  return given_up_counts(live_before, m, 1, 99);
+}
+
+// [MPI-private-tail]: a task that spawns 1,000 children keeps most of them
+// private, but before the worker runs the first of them its deque holds at
+// least half as many as its tail: a third of the tasks, the oldest, where a
+// steal from another rank (take_half, as Progress calls it) finds them. Driven
+// on the rank's workers directly, the worker held in the first child.
+bool a_worker_keeps_a_third_of_its_spawned_tasks_where_a_steal_finds_them() {
+  using Pool = mpi::detail::RankWorkers<std::int32_t, int>;
+  constexpr std::int32_t kChildren = 1000;
+  std::atomic<bool> started{false};
+  std::atomic<bool> release{false};
+  std::vector<std::atomic<int>> runs(kChildren);
+  mpi::RankMetrics m;
+  std::vector<std::byte> wire;
+  std::size_t taken = 0;
+  {
+    Pool pool(mpi::DistConfig{}, 0, [](std::size_t) { return 0; },
+              [&](std::int32_t t, mpi::Context<std::int32_t, int>& ctx) {
+                if (t < 0) {
+                  for (std::int32_t i = 0; i < kChildren; ++i) ctx.spawn(i);
+                  return;
+                }
+                runs[static_cast<std::size_t>(t)].fetch_add(1, std::memory_order::relaxed);
+                if (t != kChildren - 1) return;  // the newest child runs first, and waits for the take
+                started.store(true, std::memory_order::release);
+                const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+                while (!release.load(std::memory_order::acquire) && std::chrono::steady_clock::now() < give_up)
+                  std::this_thread::yield();
+              });
+    const std::int32_t root = -1;
+    pool.seed(&root, 1);
+    pool.start();
+    pool.open_gate();
     while (!started.load(std::memory_order::acquire)) std::this_thread::yield();
-    // Task 0 ends only once abandon()'s cancel is visible: the worker acquires
-    // `release` after the releaser saw the flag, so it sees it too and drops
-    // the 99 (a timed release raced abandon() on a loaded machine). An
-    // abandon() that never cancels is released after 10 s and fails below.
-    std::thread releaser([&release, &pool] {
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!pool.cancelling() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
-      release.store(true, std::memory_order::release);
-    });
-    pool.abandon();
-    releaser.join();
+    taken = pool.take_half(std::size_t{1} << 20, wire);
+    release.store(true, std::memory_order::release);
+    while (!pool.dry()) pool.nap(std::chrono::milliseconds(10));
+    pool.stop_and_join();
     pool.add_metrics(m);
   }
-  if (g_live_tasks.load() != live_before)
-    return fail(cat({num(static_cast<std::uint64_t>(g_live_tasks.load() - live_before)),
-                     " boxed tasks outlived a rank given up with them queued"}));
-  if (m.tasks_run != 1 || m.tasks_dropped != 99)
-    return fail(cat({"ran ", num(m.tasks_run), " and dropped ", num(m.tasks_dropped), ", expected 1 and 99"}));
+  // The deque held 16 (kVisibleTasks) after the spawns, then the worker moved
+  // the oldest private ones until it held half as many as the tail: 334 of 1,000.
+  if (taken < 150)
+    return fail(cat({"a steal took ", num(taken), " of the 1000 tasks: the spare ones stayed private"}));
+  std::vector<bool> was_taken(kChildren, false);
+  std::int32_t next_oldest = 0;
+  bool oldest_first = true;
+  mpi::detail::TaskWire<std::int32_t>::for_each(wire, taken, [&](std::int32_t&& t) {
+    if (t != next_oldest++) oldest_first = false;
+    if (t >= 0 && t < kChildren) was_taken[static_cast<std::size_t>(t)] = true;
+  });
+  if (!oldest_first) return fail("the steal did not take the oldest tasks first");
+  for (std::int32_t i = 0; i < kChildren; ++i) {
+    const int ran = runs[static_cast<std::size_t>(i)].load();
+    if (ran + (was_taken[static_cast<std::size_t>(i)] ? 1 : 0) != 1)
+      return fail(cat({"task ", num(static_cast<std::uint64_t>(i)), " ran ", num(static_cast<std::uint64_t>(ran)),
+                       " times", was_taken[static_cast<std::size_t>(i)] ? " and was taken" : ""}));
+  }
+  if (m.tasks_run != 1 + kChildren - taken)
+    return fail(cat({"the rank counts ", num(m.tasks_run), " tasks run, expected ", num(1 + kChildren - taken)}));
   return true;
+}
+
+// The same for tasks a worker kept private ([MPI-private-tail]): task 0 spawns
+// 99 boxed tasks, the first of them to run (the newest) is held, and every
+// other one, in the deque or the tail, is dropped and freed.
+bool a_rank_given_up_drops_and_frees_the_tasks_its_workers_kept_private() {
+  using Pool = mpi::detail::RankWorkers<CountedTask, int>;
+  const long live_before = g_live_tasks.load();
+  HeldTask held;
+  mpi::RankMetrics m;
+  {
+    Pool pool(mpi::DistConfig{}, 0, [](std::size_t) { return 0; },
+              [&](CountedTask t, mpi::Context<CountedTask, int>& ctx) {
+                if (t.id == 0)
+                  for (std::uint32_t i = 1; i < 100; ++i) ctx.spawn(CountedTask(i));
+                else if (t.id == 99)
+                  held.hold();
+              });
+    const CountedTask t(0);
+    pool.seed(&t, 1);
+    pool.start();
+    pool.open_gate();
+    m = held.abandon_when_held(pool);
+  }
+  return given_up_counts(live_before, m, 2, 98);
 }
 
 bool bad_config_is_refused_with_its_value() {
@@ -829,6 +936,10 @@ bool run_scenario(std::string_view name) {
     return a_rank_given_up_with_tasks_queued_drops_and_frees_them();
   if (name == "a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded")
     return a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded();
+  if (name == "a_worker_keeps_a_third_of_its_spawned_tasks_where_a_steal_finds_them")
+    return a_worker_keeps_a_third_of_its_spawned_tasks_where_a_steal_finds_them();
+  if (name == "a_rank_given_up_drops_and_frees_the_tasks_its_workers_kept_private")
+    return a_rank_given_up_drops_and_frees_the_tasks_its_workers_kept_private();
   if (name == "bad_config_is_refused_with_its_value") return bad_config_is_refused_with_its_value();
   if (name == "thread_level_single_is_refused") return thread_level_single_is_refused();
   if (name == "a_trace_has_a_process_per_rank_and_counts_every_task")

@@ -176,6 +176,23 @@ static_assert(!kInline<BigPod> && !kInline<std::string> && !kInline<std::unique_
 // workers read the config at every step. On one cache line (pair), each spawn's
 // CAS was a coherence miss while a worker polled: 1.3-1.9x slower single spawns
 // on 2 cores (docs/results-log.md, 2026-11-27, "Single external spawns").
+// queued_hint(): what the running worker's own deque holds. One worker, so no
+// thief takes anything between the spawns and the reads.
+TEST(ExecutorSpawn, QueuedHintCountsTheTasksWaitingInTheWorkersOwnDeque) {
+  std::vector<std::size_t> seen;
+  sp::Executor<int> ex(config_with(1), [&](int v, sp::WorkerCtx<int, sp::NoScratch>& w) {
+    if (v != 0) return;
+    seen.push_back(w.queued_hint());
+    for (int i = 1; i <= 5; ++i) {
+      w.spawn_local(i);
+      seen.push_back(w.queued_hint());
+    }
+  });
+  ASSERT_TRUE(ex.spawn_external(0));
+  ex.join();
+  EXPECT_EQ(seen, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
+}
+
 TEST(ExecutorSpawn, StateWordHasACacheLinePairOfItsOwn) {
   using Shared = sp::detail::ExecutorShared<int>;
   constexpr auto kLine = sp::detail::kCacheLine;

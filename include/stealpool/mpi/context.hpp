@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "stealpool/engine/task_box.hpp"
+#include "stealpool/mpi/detail/private_tail.hpp"
 #include "stealpool/platform/cache_line.hpp"
 #include "stealpool/queue/atomic_slot.hpp"  // kMaxInlineItemBytes
 #include "stealpool/worker_ctx.hpp"
@@ -31,12 +32,14 @@ struct RankItem {
   }
 };
 
-// What each worker of a rank keeps: its scratch (none if scratch_init threw)
-// and its counts. Written by its worker only, read after the run; a cache line
-// of its own, as tasks write their scratch all the time.
-template <class S>
+// What each worker of a rank keeps: its scratch (none if scratch_init threw),
+// the tasks it keeps private ([MPI-private-tail]) and its counts. Written by its
+// worker only, read after the run; a cache line of its own, as tasks write
+// their scratch all the time.
+template <class T, class S>
 struct alignas(stealpool::detail::kCacheLine) RankSlot {
   std::optional<S> scratch;
+  PrivateTail<RankItem<T>> tail;
   std::uint64_t tasks_run = 0;
   std::uint64_t tasks_dropped = 0;
 };
@@ -65,7 +68,7 @@ class Context {
 
  private:
   friend class detail::RankWorkers<T, S>;
-  using Worker = WorkerCtx<detail::RankItem<T>, detail::RankSlot<S>*>;
+  using Worker = WorkerCtx<detail::RankItem<T>, detail::RankSlot<T, S>*>;
   Context(detail::RankWorkers<T, S>& pool, Worker& worker, int rank, S& scratch)
       : pool_(pool), worker_(worker), rank_(rank), scratch_(scratch) {}
 

@@ -57,7 +57,7 @@ class RankWorkers final : public LocalPool {
   using Item = RankItem<T>;
   using Box = typename Item::Box;
   using Wire = TaskWire<T>;
-  using Slot = RankSlot<S>;
+  using Slot = RankSlot<T, S>;
   using Engine = Executor<Item, Slot*>;
 
  public:
@@ -272,16 +272,42 @@ class RankWorkers final : public LocalPool {
     append_frame(data_, bytes);
   }
 
-  // Context::spawn: onto the running worker's deque (WorkerCtx::spawn_local).
+  // Context::spawn: onto the running worker's deque (WorkerCtx::spawn_local)
+  // while it holds fewer than kVisibleTasks, else onto the worker's private
+  // tail ([MPI-private-tail]); once the tail holds a task, every later spawn
+  // of the run goes there too, so the two keep LIFO order between them.
   static void push(WorkerCtx<Item, Slot*>& w, T&& task) {
-    Box::box_and_push(std::move(task), [&w](typename Box::Stored s) { w.spawn_local(Item{s}); });
+    Slot& slot = *w.scratch();
+    if (slot.tail.empty() && w.queued_hint() < kVisibleTasks)
+      Box::box_and_push(std::move(task), [&w](typename Box::Stored s) { w.spawn_local(Item{s}); });
+    else
+      Box::box_and_push(std::move(task), [&slot](typename Box::Stored s) { slot.tail.push(Item{s}); });
   }
 
  private:
   static constexpr std::size_t kMaxFrameBytes = std::size_t{1} << 30;  // one frame, one MPI message at most
+  // [MPI-private-tail]: how many tasks a worker's deque holds before its spawns
+  // stay private.
+  static constexpr std::size_t kVisibleTasks = 16;
 
+  // The executor's runner: runs the task, then, still inside it, every task it
+  // and they kept private ([MPI-private-tail]), newest first, handing the oldest
+  // to the deque whenever the deque runs low. So the tail is empty again before
+  // the worker settles the task's unit.
   void run_task(Item item, WorkerCtx<Item, Slot*>& w) noexcept {
     Slot& slot = *w.scratch();
+    run_one(item, w, slot);
+    while (!slot.tail.empty()) {
+      release_while_low(w, slot);
+      if (slot.tail.empty()) break;
+      // Traced as a task of the worker's own deque: one more in the run slice.
+      if (config_.trace != nullptr) [[unlikely]]
+        config_.trace->on_task(w.worker_id(), TaskSource::local, w.worker_id());
+      run_one(slot.tail.pop_newest(), w, slot);
+    }
+  }
+
+  void run_one(Item item, WorkerCtx<Item, Slot*>& w, Slot& slot) noexcept {
     // [MPI-cancel] relaxed: a late view only runs one more task of a cancelled run.
     if (!slot.scratch || cancelled_.load(std::memory_order::relaxed)) {
       Box::discard(item.stored);
@@ -295,6 +321,23 @@ class RankWorkers final : public LocalPool {
     } catch (...) {
       // [MPI-failed-before-dry]: recorded before this worker settles the task's unit.
       record_failure(std::current_exception());
+    }
+  }
+
+  // [MPI-private-tail]: the deque keeps at least kVisibleTasks and at least half
+  // as many as the tail, so siblings and other ranks ([TAKE-half]) always find
+  // spare work in proportion to the worker's. The oldest private tasks go: the
+  // largest subtrees of a tree search. A deque that cannot grow (bad_alloc)
+  // leaves the task private, where it still runs.
+  static void release_while_low(WorkerCtx<Item, Slot*>& w, Slot& slot) noexcept {
+    for (std::size_t queued = w.queued_hint(); !slot.tail.empty(); ++queued) {
+      if (queued >= kVisibleTasks && queued * 2 >= slot.tail.size()) return;
+      try {
+        w.spawn_local(slot.tail.oldest());
+      } catch (...) {
+        return;
+      }
+      slot.tail.drop_oldest();
     }
   }
 
