@@ -48,8 +48,11 @@ struct alignas(stealpool::detail::kCacheLine) RankSlot {
 template <class T, class S>
 class Context {
  public:
-  // Queues a task on this worker's deque: a push, plus a wake-up when a sibling
-  // sleeps. Other workers of the rank, and other ranks, may steal it.
+  // Queues a task on this worker's deque (a push, plus a wake-up when a sibling
+  // sleeps), or, while the deque holds 16 or more, privately: the worker runs
+  // it after the calling task, newest first, or moves it to the deque when the
+  // deque runs low ([MPI-private-tail]). Other workers of the rank, and other
+  // ranks, may steal it once it is in the deque.
   void spawn(const T& task);
   void spawn(T&& task);  // moves a boxed task (codec.hpp) instead of copying it
   // Sends `bytes` as one frame to rank 0's data sink (DistExecutor::on_data),

@@ -48,8 +48,10 @@
 // config is bad, or whose workers cannot start, throws its own exception and the
 // others a std::runtime_error naming it, instead of waiting for it forever.
 //
-// Costs: spawn is a deque push and a relaxed load (a futex wake when a sibling
-// sleeps), plus a heap allocation for a boxed T; a steal between ranks is a
+// Costs: spawn is a vector push while the worker's deque holds 16 tasks or more
+// (the task stays private until the deque runs low: [MPI-private-tail]), else a
+// deque push and a relaxed load (a futex wake when a sibling sleeps); plus a heap
+// allocation for a boxed T; a steal between ranks is a
 // request and a reply message (8 bytes of task count, then the tasks: sizeof(T)
 // each, or 4 bytes plus the encoding, an encode on the sending and a decode and
 // an allocation on the receiving progress thread); an idle rank probes MPI about
