@@ -274,8 +274,8 @@ class RankWorkers final : public LocalPool {
 
   // Context::spawn: onto the running worker's deque (WorkerCtx::spawn_local)
   // while it holds fewer than kVisibleTasks, else onto the worker's private
-  // tail ([MPI-private-tail]); once the tail holds a task, every later spawn
-  // of the run goes there too, so the two keep LIFO order between them.
+  // tail ([MPI-private-tail]); while the tail holds a task, every spawn goes
+  // there too, so the two keep LIFO order between them (the deque older).
   static void push(WorkerCtx<Item, Slot*>& w, T&& task) {
     Slot& slot = *w.scratch();
     if (slot.tail.empty() && w.queued_hint() < kVisibleTasks)
