@@ -45,13 +45,6 @@ class PrivateTail {
     }
   }
 
-  // Hands every item to f (oldest first) and empties the tail.
-  template <class F>
-  void drain(F&& f) noexcept {
-    for (std::size_t i = head_; i < items_.size(); ++i) f(items_[i]);
-    reset();
-  }
-
  private:
   static constexpr std::size_t kCompactAt = 64;
   void reset() noexcept {
