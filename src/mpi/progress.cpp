@@ -106,6 +106,13 @@ bool Progress::poll_messages() {
     int flag = 0;
     MPI_Status status;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status);
+    // A probe may look for a match before it drives the transport: Open MPI's
+    // ob1 does, so the first probe after a nap pulls in what arrived during it
+    // but answers "nothing", and without this second look the message would
+    // wait a whole nap more (a steal request on a napping victim, twice the
+    // nap). Later probes of a round follow one that found a message, and a
+    // busy round is followed by another without a nap.
+    if (!flag && i == 0) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status);
     if (!flag) break;
     int bytes = 0;
     MPI_Get_count(&status, MPI_BYTE, &bytes);
