@@ -5,6 +5,7 @@
 //   mpiexec -np 2 stealpool-uts-mpi --tree T1 --workers 1 [--metrics] [--trace FILE]
 //   -> nodes=4130071 leaves=3305118 depth=10 time_s=1.23 ranks=2 workers=1
 //   --trace FILE: the run's timeline, a process per rank (Perfetto UI opens it)
+//   --worker-probe-us P: DistConfig::worker_probe_us (100; 0: the workers never probe)
 //   stealpool-uts-mpi --tree T1 --serial      the serial walk, no executor
 //   (the benchmark's baseline, timed the same way)
 //
@@ -40,6 +41,7 @@ struct Options {
   bool metrics = false;
   bool serial = false;  // the serial walk on rank 0, for the benchmark's baseline
   std::string trace;    // --trace FILE: written by rank 0
+  std::uint32_t worker_probe_us = stealpool::mpi::DistConfig{}.worker_probe_us;
 };
 
 struct Counts {
@@ -50,7 +52,7 @@ struct Counts {
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics] [--serial] "
-               "[--trace FILE]\n",
+               "[--trace FILE] [--worker-probe-us P]\n",
                what.c_str());
   std::exit(2);
 }
@@ -78,6 +80,13 @@ Options parse(int argc, char** argv) {
       if (ec != std::errc() || end != v.data() + v.size() || n == 0 || n > 1024)
         usage_error("--workers must be a whole number from 1 to 1024 (got '" + std::string(v) + "')");
       o.workers = n;
+    } else if (arg == "--worker-probe-us") {
+      const std::string_view v = value();
+      std::uint32_t n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || end != v.data() + v.size() || n > 1'000'000)
+        usage_error("--worker-probe-us must be a whole number from 0 to 1000000 (got '" + std::string(v) + "')");
+      o.worker_probe_us = n;
     } else if (arg == "--metrics") {
       o.metrics = true;
     } else if (arg == "--serial") {
@@ -119,6 +128,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
   if (o.serial) return env.rank() == 0 ? run_serial(tree) : 0;
   stealpool::mpi::DistConfig config;
   config.workers = o.workers;
+  config.worker_probe_us = o.worker_probe_us;
   std::optional<stealpool::TraceRecorder> recorder;
   std::ofstream trace_file;
   if (!o.trace.empty()) {
@@ -173,7 +183,8 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
       const auto& m = per_rank[r];
       std::printf("rank=%zu tasks_run=%llu batches_stolen=%llu tasks_stolen=%llu batches_given=%llu "
                   "steal_requests=%llu empty_replies=%llu lifeline_requests=%llu messages_sent=%llu "
-                  "messages_received=%llu worker_parks=%llu progress_naps=%llu progress_cpu_s=%.3f\n",
+                  "messages_received=%llu worker_parks=%llu progress_naps=%llu progress_cpu_s=%.3f "
+                  "worker_probe_rings=%llu\n",
                   r, static_cast<unsigned long long>(m.tasks_run), static_cast<unsigned long long>(m.batches_stolen),
                   static_cast<unsigned long long>(m.tasks_stolen), static_cast<unsigned long long>(m.batches_given),
                   static_cast<unsigned long long>(m.steal_requests_sent),
@@ -181,7 +192,8 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
                   static_cast<unsigned long long>(m.lifeline_requests_sent),
                   static_cast<unsigned long long>(m.messages_sent),
                   static_cast<unsigned long long>(m.messages_received), static_cast<unsigned long long>(m.worker_parks),
-                  static_cast<unsigned long long>(m.progress_naps), m.progress_cpu_s);
+                  static_cast<unsigned long long>(m.progress_naps), m.progress_cpu_s,
+                  static_cast<unsigned long long>(m.worker_probe_rings));
     }
   }
   return status;

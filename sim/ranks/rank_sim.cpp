@@ -129,6 +129,7 @@ struct Message {
   int tag = 0;
   bool counted = false;
   std::vector<std::byte> bytes;
+  std::int64_t arrived_ps = -1;  // sleeping_progress: when it reached a rank whose workers ran nodes; else -1
 };
 
 // An event: a worker finishes its node, a message arrives, or (sleeping_progress)
@@ -181,7 +182,8 @@ class RankSim {
  public:
   explicit RankSim(const RankSimConfig& c)
       : c_(c), rng_(derive_worker_seed(c.seed ^ 0x52414E4Bull, 0)),
-        cost_ps_(std::max<std::int64_t>(1, std::llround(c.node_cost_s / kPicosecond))) {
+        cost_ps_(std::max<std::int64_t>(1, std::llround(c.node_cost_s / kPicosecond))),
+        probe_ps_(std::llround(c.worker_probe_s / kPicosecond)) {
     mpi::detail::ProtocolConfig pc = c.protocol;
     pc.seed = c.seed;
     ranks_.reserve(static_cast<std::size_t>(c.ranks));
@@ -209,6 +211,12 @@ class RankSim {
   void after_step(int rank) {
     if (rank == 0 && ranks_[0]->protocol.terminated() && !declared_) check_termination_declared();
   }
+  // [MPI-worker-probe]: the first probe of `rank`'s workers at or after now.
+  std::int64_t next_probe_ps(int rank) const {
+    const std::int64_t phase = probe_ps_ > 0 ? (static_cast<std::int64_t>(rank) * 7919 * 1'000'000) % probe_ps_ : 0;
+    if (now_ps_ <= phase) return phase;
+    return phase + (now_ps_ - phase + probe_ps_ - 1) / probe_ps_ * probe_ps_;
+  }
   void finish_node(int rank, int worker);
   void dispatch(int rank);
   void decide(int rank);
@@ -218,6 +226,7 @@ class RankSim {
   const RankSimConfig& c_;
   XorShift64 rng_;  // jitter
   const std::int64_t cost_ps_;
+  const std::int64_t probe_ps_;  // [MPI-worker-probe]: the interval; 0: the workers do not probe
   std::vector<std::unique_ptr<SimRank>> ranks_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::uint64_t seq_ = 0;
@@ -286,6 +295,12 @@ void RankSim::arrive(std::size_t slot) {
   }
   if (c_.sleeping_progress) {
     d.inbox.push_back(slot);
+    if (d.pool.running_ > 0) {
+      messages_[slot].arrived_ps = now_ps_;
+      // [MPI-worker-probe]: a worker's next probe finds it and rings the bell.
+      const std::int64_t rung = next_probe_ps(m.dest) + kBellPs;
+      if (probe_ps_ > 0 && d.napping && d.wake_ps > rung) wake_at(m.dest, rung, false);
+    }
     return;
   }
   const int dest = m.dest;
@@ -305,6 +320,9 @@ void RankSim::hand_over(std::size_t slot) {
     std::printf("  t=%.9f %d -> %d %s (%zu bytes)\n", static_cast<double>(now_ps_) * kPicosecond, m.source, m.dest,
                 mpi::detail::tag_name(m.tag), m.bytes.size());
   if (m.counted && token_out_ && d.passed_wave == wave_) ++result_.crossings[m.tag];  // 1 ... kTagCount - 1
+  if (m.tag == mpi::detail::kStealRequest && m.arrived_ps >= 0)
+    result_.max_busy_request_wait_s =
+        std::max(result_.max_busy_request_wait_s, static_cast<double>(now_ps_ - m.arrived_ps) * kPicosecond);
   if (m.tag == mpi::detail::kWaveUp && m.dest == 0 &&
       ++root_reports_ == std::min<std::size_t>(static_cast<std::size_t>(c_.protocol.wave_arity),
                                                static_cast<std::size_t>(c_.ranks - 1)))
@@ -333,8 +351,9 @@ void RankSim::progress_round(int rank) {
     r.last_busy_ps = now_ps_;
   } else {
     const auto since_busy_us = static_cast<std::uint64_t>((now_ps_ - r.last_busy_ps) / 1'000'000);
+    const bool probed = probe_ps_ > 0 && !r.protocol.holds_lifeline_thieves() && !r.pool.dry();
     next = now_ps_ + static_cast<std::int64_t>(mpi::detail::progress_sleep_us(r.protocol.passive(), r.protocol.hunting(),
-                                                                              r.quiet_rounds, since_busy_us)) *
+                                                                              r.quiet_rounds, since_busy_us, probed)) *
                          1'000'000;
     ++r.quiet_rounds;
   }
@@ -510,6 +529,7 @@ void RankSimConfig::validate() const {
   if (!(bandwidth_Bps > 0) || !std::isfinite(bandwidth_Bps)) bad("bandwidth", std::to_string(bandwidth_Bps), "> 0 bytes/s");
   if (!(node_cost_s > 0) || !std::isfinite(node_cost_s)) bad("node cost", std::to_string(node_cost_s), "> 0 s");
   if (!(jitter >= 0) || !std::isfinite(jitter)) bad("jitter", std::to_string(jitter), ">= 0");
+  if (!(worker_probe_s >= 0) || !(worker_probe_s <= 1)) bad("worker probe interval", std::to_string(worker_probe_s), "0..1 s");
   if (start_rank < 0 || start_rank >= ranks) bad("start rank", std::to_string(start_rank), "0..ranks-1");
   if (fail_rank >= ranks) bad("fail rank", std::to_string(fail_rank), "below ranks");
   if (fail_rank >= 0 && fail_after == 0) bad("fail after", "0", ">= 1 (1-based node count)");

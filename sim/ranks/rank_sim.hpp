@@ -43,6 +43,12 @@ struct RankSimConfig {
   // pool runs dry during it ([MPI-dry-bell]), else go round again after
   // kBusyRound.
   bool sleeping_progress = false;
+  // With sleeping_progress: [MPI-worker-probe]. A message that reaches a rank
+  // while one of its workers runs a node rings its napping progress thread at
+  // that rank's next probe (every worker_probe_s, each rank at its own phase),
+  // and a rank with work naps up to kProgressProbedUs while it holds no
+  // lifeline thief. 0: the workers do not probe (MPI_THREAD_FUNNELED).
+  double worker_probe_s = 100e-6;
   // Each leaf emits an 8-byte frame (Context::emit) for rank 0's data sink: the
   // checker wants every one delivered exactly once, before rank 0 terminates
   // ([MPI-data-before-passive]).
@@ -89,6 +95,9 @@ struct RankSimResult {
   std::uint64_t bytes = 0;        // their bytes, headers included
   std::uint64_t token_waves = 0;
   std::uint64_t data_frames = 0;  // emit_leaves: frames rank 0's sink received
+  // With sleeping_progress: the longest a steal request waited between reaching a
+  // rank whose workers were running nodes and that rank's protocol receiving it.
+  double max_busy_request_wait_s = 0;
   // Counted messages that reached a rank after it had reported to the current
   // wave (the case Safra's colour is for), by tag (index = Tag).
   std::uint64_t crossings[mpi::detail::kTagCount] = {};

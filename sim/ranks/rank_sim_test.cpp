@@ -257,20 +257,54 @@ TEST(RankProtocolAlone, ARoundThatOnlyPassesDataOnIsNotBusy) {
 // and the simulator's sleeping rounds share: a rank someone waits on, or that
 // was just asked for work, naps short; one with work that no rank has asked
 // anything for kProgressCalmUs naps longest, and a passive one in between.
+// Where the workers probe ([MPI-worker-probe]) a rank with work naps
+// kProgressProbedUs whatever it was asked: a thief's request rings it.
 TEST(ProgressNaps, ARankNapsLongerTheLongerNoRankHasAskedItForAnything) {
   using namespace mpi::detail;
   constexpr unsigned kLong = 20;  // quiet rounds: every cap reached
-  EXPECT_EQ(progress_sleep_us(false, false, 0, kProgressCalmUs), 5u) << "the first quiet round naps 5 us";
-  EXPECT_EQ(progress_sleep_us(false, false, 3, kProgressCalmUs), 40u) << "doubling";
-  EXPECT_EQ(progress_sleep_us(false, true, kLong, kProgressCalmUs), 50u) << "our steal request awaits its reply";
-  EXPECT_EQ(progress_sleep_us(false, false, kLong, 0), 50u) << "just did something: alert";
-  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressAlertUs - 1), 50u);
-  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressAlertUs), 400u) << "has work, asked recently";
-  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs - 1), 400u);
-  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs), 1280u) << "has work, calm";
-  EXPECT_EQ(progress_sleep_us(false, false, kLong, std::uint64_t{1} << 40), 1280u) << "no overflow, same cap";
-  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressCalmUs), 1000u) << "passive";
-  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0), 1000u) << "passive: no thief waits on a rank without work";
+  constexpr bool kProbed = true;
+  EXPECT_EQ(progress_sleep_us(false, false, 0, kProgressCalmUs, !kProbed), 5u) << "the first quiet round naps 5 us";
+  EXPECT_EQ(progress_sleep_us(false, false, 3, kProgressCalmUs, !kProbed), 40u) << "doubling";
+  EXPECT_EQ(progress_sleep_us(false, true, kLong, kProgressCalmUs, !kProbed), 50u) << "our steal request awaits its reply";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, 0, !kProbed), 50u) << "just did something: alert";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressAlertUs - 1, !kProbed), 50u);
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressAlertUs, !kProbed), 400u) << "has work, asked recently";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs - 1, !kProbed), 400u);
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs, !kProbed), 1280u) << "has work, calm";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, std::uint64_t{1} << 40, !kProbed), 1280u) << "no overflow, same cap";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressCalmUs, !kProbed), 1000u) << "passive";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, !kProbed), 1000u) << "passive: no thief waits on a rank without work";
+}
+
+TEST(ProgressNaps, ARankWhoseWorkersProbeNapsLongWhileItHasWorkWhateverItWasAsked) {
+  using namespace mpi::detail;
+  constexpr unsigned kLong = 20;
+  constexpr bool kProbed = true;
+  EXPECT_EQ(progress_sleep_us(false, false, 0, 0, kProbed), 5u) << "still 5 us doubling";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, 0, kProbed), kProgressProbedUs) << "just asked: a probe rings it";
+  EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs, kProbed), kProgressProbedUs);
+  EXPECT_EQ(progress_sleep_us(false, true, kLong, 0, kProbed), 50u) << "our own reply is awaited";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, kProbed), 1000u) << "passive: the workers are idle";
+  EXPECT_GT(kProgressProbedUs, 1280u) << "longer than any nap without probes";
+}
+
+// [MPI-worker-probe] in the model: a steal request that reaches a rank whose
+// workers are running nodes is received within one probe interval and the
+// bell, whatever the victim's nap; without probes it waits for the nap to end
+// (up to 1.28 ms), which is what makes the check able to fail.
+TEST(RankSim, AStealRequestToABusyRankIsReceivedWithinOneProbeIntervalWhenItsWorkersProbe) {
+  RankSimConfig c = small(workloads::kUtsT3, 4, 1, 1);
+  c.jitter = 0;
+  c.sleeping_progress = true;
+  c.worker_probe_s = 100e-6;
+  const RankSimResult probed = run_rank_sim(c);
+  ASSERT_TRUE(probed.violations.empty()) << violations(probed);
+  EXPECT_GT(probed.max_busy_request_wait_s, 0.0) << "no steal request reached a busy rank: the check saw nothing";
+  EXPECT_LE(probed.max_busy_request_wait_s, 100e-6 + 5e-6 + 1e-9) << "the probe interval and the bell";
+  c.worker_probe_s = 0;
+  const RankSimResult napping = run_rank_sim(c);
+  ASSERT_TRUE(napping.violations.empty()) << violations(napping);
+  EXPECT_GT(napping.max_busy_request_wait_s, 300e-6) << "without probes a request waits for the victim's nap";
 }
 
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {

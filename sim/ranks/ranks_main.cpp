@@ -6,7 +6,7 @@
 //       [--start-rank R] [--fail-rank R --fail-after K] [--random-steals N]
 //       [--max-batch N] [--wave-arity K] [--mutant ignore-black|pass-token-when-busy|data-after-report]
 //       [--emit-leaves]
-//       [--progress polling|sleeping]
+//       [--progress polling|sleeping] [--worker-probe-us P]
 //       [--per-rank] [--trace]
 //
 // Prints one line per seed (nodes, time, efficiency, messages, crossings), then
@@ -63,15 +63,18 @@ mpi::detail::SafraMutant mutant_by_name(const std::string& name) {
 }
 
 void print_result(const RankSimConfig& c, const RankSimResult& r, bool per_rank) {
-  std::printf("tree=%s ranks=%d workers=%d progress=%s latency_us=%g bandwidth_gbps=%g seed=%llu nodes=%llu leaves=%llu depth=%d "
+  std::printf("tree=%s ranks=%d workers=%d progress=%s worker_probe_us=%g latency_us=%g bandwidth_gbps=%g seed=%llu nodes=%llu "
+              "leaves=%llu depth=%d "
               "time_s=%.6f detect_s=%.6f serial_s=%.6f efficiency=%.3f messages=%llu bytes=%llu waves=%llu crossings=%llu dropped=%llu "
-              "data_frames=%llu\n",
-              c.tree.name, c.ranks, c.workers, c.sleeping_progress ? "sleeping" : "polling", c.latency_s * 1e6, c.bandwidth_Bps * 8 / 1e9,
+              "data_frames=%llu max_busy_request_wait_us=%.1f\n",
+              c.tree.name, c.ranks, c.workers, c.sleeping_progress ? "sleeping" : "polling",
+              c.sleeping_progress ? c.worker_probe_s * 1e6 : 0.0, c.latency_s * 1e6, c.bandwidth_Bps * 8 / 1e9,
               static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(r.nodes),
               static_cast<unsigned long long>(r.leaves), r.depth, r.time_s, r.time_s - r.last_node_s, r.serial_s, r.efficiency,
               static_cast<unsigned long long>(r.messages), static_cast<unsigned long long>(r.bytes),
               static_cast<unsigned long long>(r.token_waves), static_cast<unsigned long long>(r.total_crossings()),
-              static_cast<unsigned long long>(r.dropped), static_cast<unsigned long long>(r.data_frames));
+              static_cast<unsigned long long>(r.dropped), static_cast<unsigned long long>(r.data_frames),
+              r.max_busy_request_wait_s * 1e6);
   if (!per_rank) return;
   for (std::size_t i = 0; i < r.per_rank.size(); ++i) {
     const mpi::RankMetrics& m = r.per_rank[i];
@@ -152,6 +155,10 @@ int ranks_main(int argc, char** argv) {
         if (v == "polling") c.sleeping_progress = false;
         else if (v == "sleeping") c.sleeping_progress = true;
         else bad_value(a, v, "polling or sleeping");
+      } else if (a == "--worker-probe-us") {
+        const std::string v = value();
+        c.worker_probe_s = parse_double(a, v) * 1e-6;
+        if (!(c.worker_probe_s >= 0) || !(c.worker_probe_s <= 1)) bad_value(a, v, "0..1000000 (0: no probes)");
       } else if (a == "--per-rank") per_rank = true;
       else if (a == "--emit-leaves") c.emit_leaves = true;
       else if (a == "--trace") c.trace = true;

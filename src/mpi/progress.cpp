@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <mutex>
 #include <chrono>
 #include <cstdint>
 
@@ -60,17 +61,31 @@ int Progress::size_of(MPI_Comm comm) {
   return size;
 }
 
-Progress::Progress(MPI_Comm comm, const DistConfig& config, LocalPool& pool)
-    : comm_(comm), pool_(pool), protocol_(rank_of(comm), size_of(comm), protocol_config(config), pool, *this) {}
+Progress::Progress(MPI_Comm comm, const DistConfig& config, LocalPool& pool, WorkerProbe& probe)
+    : comm_(comm), pool_(pool), probe_(probe),
+      protocol_(rank_of(comm), size_of(comm), protocol_config(config), pool, *this) {}
 
 void Progress::run() {
   // The naps below are short: the kernel's default timer slack (50 us) would
   // stretch a 5 us nap tenfold. Restored on the way out (the thread is the user's).
   const SlackScope slack;
   const double cpu0 = thread_cpu_s();
+  // [MPI-worker-probe]: every MPI call of ours under the probe's lock, released
+  // only for a nap; closed on the way out, normal or not, so no worker calls
+  // MPI once run() has returned.
+  std::unique_lock<std::mutex> mpi_calls(probe_.lock());
+  struct CloseProbe {
+    std::unique_lock<std::mutex>& held;
+    WorkerProbe& probe;
+    ~CloseProbe() {
+      if (!held.owns_lock()) held.lock();
+      probe.close();
+    }
+  } close_probe{mpi_calls, probe_};
   unsigned quiet_rounds = 0;
   auto last_busy = std::chrono::steady_clock::now();
   while (!protocol_.terminated()) {
+    if (!mpi_calls.owns_lock()) mpi_calls.lock();
     bool busy = poll_messages();
     if (protocol_.terminated()) break;
     busy |= complete_sends();
@@ -87,12 +102,17 @@ void Progress::run() {
     // thief waits for our reply about that long), then every 400 us, and every
     // 1.28 ms once 10 ms pass without one (progress_sleep.hpp).
     const auto since_busy = std::chrono::duration_cast<std::chrono::microseconds>(now - last_busy).count();
+    // While the workers probe for messages ([MPI-worker-probe]) and no lifeline
+    // thief waits on a push from us, a rank with work naps longest.
+    const bool probed = probe_.enabled() && !protocol_.holds_lifeline_thieves() && !pool_.dry();
     const unsigned us = progress_sleep_us(protocol_.passive(), protocol_.hunting(), quiet_rounds,
-                                          static_cast<std::uint64_t>(std::max<std::int64_t>(since_busy, 0)));
+                                          static_cast<std::uint64_t>(std::max<std::int64_t>(since_busy, 0)), probed);
     ++quiet_rounds;
     ++protocol_.metrics().progress_naps;
-    pool_.nap(std::chrono::microseconds(us));  // ends early when the rank runs dry ([MPI-dry-bell])
+    mpi_calls.unlock();
+    pool_.nap(std::chrono::microseconds(us));  // ends early when the rank runs dry ([MPI-dry-bell]) or a probe rings
   }
+  if (!mpi_calls.owns_lock()) mpi_calls.lock();
   // Every counted message has been received (the wave said so) and each rank got
   // its termination notice, so every send of ours completes.
   for (PendingSend& s : sends_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <mutex>
 #include <new>
 #include <regex>
 #include <span>
@@ -363,6 +364,88 @@ bool a_rank_that_runs_dry_ends_its_progress_nap() {
   if (waited > 20.0)
     return fail(cat({"the progress thread napped ", std::to_string(waited),
                      " s: running dry did not end its 60 s nap"}));
+  return true;
+}
+
+// [MPI-worker-probe], on one rank's workers directly (the test thread plays the
+// progress thread, holding the probe's lock for its MPI calls): a message that
+// waits for the rank is found by a worker between tasks, which rings the
+// progress thread out of a 60 s nap; with the probe off no worker calls MPI,
+// and the message is still there for the progress thread.
+bool workers_probe_for_a_waiting_message(bool probing) {
+  using Task = std::uint32_t;
+  using Pool = mpi::detail::RankWorkers<Task, int>;
+  constexpr Task kChainWhenOff = 20'000;  // tasks the chain runs with the probe off
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  mpi::detail::WorkerProbe probe(comm, std::chrono::microseconds(probing ? 100 : 0));
+  mpi::DistConfig config;
+  config.workers = 2;
+  std::atomic<bool> stop{false};
+  mpi::RankMetrics m;
+  double waited = 0;
+  {
+    // A chain of tasks, each spawning the next, until stopped (or, with the
+    // probe off, for kChainWhenOff tasks).
+    Pool pool(
+        config, 0, [](std::size_t) { return 0; },
+        [&stop, probing](Task n, mpi::Context<Task, int>& ctx) {
+          if (!stop.load(std::memory_order::acquire) && (probing || n < kChainWhenOff)) ctx.spawn(n + 1);
+        },
+        &probe);
+    const int payload = 7;
+    MPI_Request sent = MPI_REQUEST_NULL;
+    {
+      const std::lock_guard<std::mutex> held(probe.lock());
+      MPI_Isend(&payload, 1, MPI_INT, world_rank(), 99, comm, &sent);
+    }
+    const Task first = 0;
+    pool.seed(&first, 1);
+    pool.start();
+    pool.open_gate();
+    pool.nap(std::chrono::microseconds(0));  // a token left from before the run, if any
+    const auto t0 = std::chrono::steady_clock::now();
+    if (probing) pool.nap(std::chrono::seconds(60));
+    waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stop.store(probing, std::memory_order::release);  // with the probe off the chain ends by itself
+    while (!pool.dry()) pool.nap(std::chrono::milliseconds(1));
+    pool.stop_and_join();
+    pool.add_metrics(m);
+    const std::lock_guard<std::mutex> held(probe.lock());
+    int got = 0;
+    MPI_Recv(&got, 1, MPI_INT, world_rank(), 99, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&sent, MPI_STATUS_IGNORE);
+    probe.close();
+    if (got != payload) return fail(cat({"the message changed: ", num(static_cast<std::uint64_t>(got))}));
+  }
+  MPI_Comm_free(&comm);
+  if (probing) {
+    if (waited > 20.0)
+      return fail(cat({"the progress thread napped ", std::to_string(waited), " s: no worker's probe rang it"}));
+    if (m.worker_probe_rings == 0) return fail("the nap ended, but no worker's probe counted a ring");
+  } else {
+    if (m.tasks_run != kChainWhenOff + 1)
+      return fail(cat({"the chain ran ", num(m.tasks_run), " tasks, expected ", num(kChainWhenOff + 1)}));
+    if (m.worker_probe_rings != 0)
+      return fail(cat({"the probe is off, yet workers rang ", num(m.worker_probe_rings), " times"}));
+  }
+  return true;
+}
+
+// At MPI_THREAD_FUNNELED (main() initialises MPI so for this scenario) only
+// the thread in run() may call MPI: the executor turns its workers' probes off
+// whatever DistConfig::worker_probe_us says, and the run is as exact as ever.
+bool at_funneled_the_workers_never_probe() {
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  if (provided != MPI_THREAD_FUNNELED)
+    return fail(cat({"MPI gave ", mpi::thread_level_name(provided), ", not MPI_THREAD_FUNNELED"}));
+  if (!every_task_runs_exactly_once(2, false)) return false;
+  RangeExec ex = make_range_executor(2, kIds);
+  seed_ranges(ex, false);
+  ex.run();
+  if (ex.metrics().worker_probe_rings != 0)
+    return fail(cat({"workers rang the progress thread ", num(ex.metrics().worker_probe_rings), " times at FUNNELED"}));
   return true;
 }
 
@@ -932,6 +1015,10 @@ bool run_scenario(std::string_view name) {
   if (name == "a_data_sink_that_throws_fails_rank_zero_and_stops_every_rank")
     return a_data_sink_that_throws_fails_rank_zero_and_stops_every_rank();
   if (name == "a_rank_that_runs_dry_ends_its_progress_nap") return a_rank_that_runs_dry_ends_its_progress_nap();
+  if (name == "a_waiting_message_ends_the_progress_nap_through_a_workers_probe")
+    return workers_probe_for_a_waiting_message(true);
+  if (name == "with_the_probe_off_no_worker_calls_mpi") return workers_probe_for_a_waiting_message(false);
+  if (name == "at_funneled_the_workers_never_probe") return at_funneled_the_workers_never_probe();
   if (name == "a_rank_given_up_with_tasks_queued_drops_and_frees_them")
     return a_rank_given_up_with_tasks_queued_drops_and_frees_them();
   if (name == "a_batch_that_fails_to_decode_midway_queues_nothing_and_frees_what_it_decoded")
@@ -960,7 +1047,11 @@ int main(int argc, char** argv) {
   }
   const std::string_view scenario = argv[1];
   int provided = 0;
-  const int wanted = scenario == "thread_level_single_is_refused" ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED;
+  // SERIALIZED, as stealpool::mpi::Environment asks: the workers probe
+  // ([MPI-worker-probe]) in every scenario but the two below.
+  const int wanted = scenario == "thread_level_single_is_refused"        ? MPI_THREAD_SINGLE
+                     : scenario == "at_funneled_the_workers_never_probe" ? MPI_THREAD_FUNNELED
+                                                                          : MPI_THREAD_SERIALIZED;
   MPI_Init_thread(&argc, &argv, wanted, &provided);
   int ok = 0;
   try {

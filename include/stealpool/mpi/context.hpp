@@ -42,6 +42,8 @@ struct alignas(stealpool::detail::kCacheLine) RankSlot {
   PrivateTail<RankItem<T>> tail;
   std::uint64_t tasks_run = 0;
   std::uint64_t tasks_dropped = 0;
+  std::uint64_t probe_rings = 0;      // [MPI-worker-probe]: its probes that found a message
+  std::uint32_t tasks_to_probe = 1;   // [MPI-worker-probe]: tasks until it next asks whether a probe is due
 };
 }  // namespace detail
 

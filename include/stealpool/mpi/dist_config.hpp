@@ -17,6 +17,9 @@ struct DistConfig {
   std::size_t random_steals = 2;  // random victims tried when the rank runs dry, before its lifelines
   std::size_t max_batch = 4096;   // most tasks one steal reply or lifeline push carries, >= 1
   std::uint64_t seed = 0x5EEDu;   // victim choice; mixed with the rank and the worker id
+  std::uint32_t worker_probe_us = 100;  // between tasks, a worker looks for a waiting message at most this
+                                        // often on the rank and wakes the progress thread ([MPI-worker-probe]);
+                                        // needs MPI_THREAD_SERIALIZED or above; 0: only the progress thread looks
   MPI_Comm comm = MPI_COMM_WORLD; // the ranks taking part; duplicated, so our messages never meet the caller's
   TraceSink* trace = nullptr;     // this rank's workers report to it (trace.hpp); must outlive the executor.
                                   // A TraceRecorder here, then write_rank_traces(): one file, a process per rank

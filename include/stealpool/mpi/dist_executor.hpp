@@ -2,7 +2,7 @@
 // over MPI: one process per node (rank), a pool of worker threads in each, and
 // work stolen between ranks in batches when a rank runs dry.
 //
-//   stealpool::mpi::Environment env(argc, argv);            // MPI_Init_thread(FUNNELED)
+//   stealpool::mpi::Environment env(argc, argv);            // MPI_Init_thread(SERIALIZED)
 //   stealpool::mpi::DistExecutor<Node, Counts> ex(config,
 //       [](std::size_t) { return Counts{}; },               // scratch, per worker
 //       [](Node n, stealpool::mpi::Context<Node, Counts>& ctx) {
@@ -28,6 +28,9 @@
 // is collective or MPI-calling and belongs to one thread, the one that called
 // MPI_Init_thread when MPI gave MPI_THREAD_FUNNELED (any one thread at a time
 // above that). The constructor duplicates config.comm (collective); run() once.
+// With MPI_THREAD_SERIALIZED or above, the rank's workers also call MPI during
+// run() (MPI_Iprobe, under a lock the progress thread holds for its own calls:
+// [MPI-worker-probe]); no other thread may call MPI while run() runs.
 //
 // Semantics of run(): each rank runs its tasks on its workers; a rank that runs
 // dry steals about half of another rank's queued tasks, from random victims
@@ -55,7 +58,8 @@
 // request and a reply message (8 bytes of task count, then the tasks: sizeof(T)
 // each, or 4 bytes plus the encoding, an encode on the sending and a decode and
 // an allocation on the receiving progress thread); an idle rank probes MPI about
-// once a millisecond.
+// once a millisecond; a busy rank's workers read the clock every 64 tasks and
+// probe at most every DistConfig::worker_probe_us (100 us) on the rank.
 #pragma once
 
 #include <mpi.h>
@@ -78,6 +82,7 @@
 #include "stealpool/mpi/detail/agree.hpp"
 #include "stealpool/mpi/detail/progress.hpp"
 #include "stealpool/mpi/detail/rank_workers.hpp"
+#include "stealpool/mpi/detail/worker_probe.hpp"
 #include "stealpool/mpi/dist_config.hpp"
 #include "stealpool/mpi/environment.hpp"
 #include "stealpool/mpi/remote_failure.hpp"
@@ -109,7 +114,9 @@ class DistExecutor {
     MPI_Comm_size(comm_, &size_);
     try {
       detail::agree(comm_, "building the rank's pool", [&] {  // [MPI-agree]
-        pool_ = std::make_unique<detail::RankWorkers<T, S>>(config_, rank_, std::move(scratch_init), std::move(runner));
+        probe_ = std::make_unique<detail::WorkerProbe>(comm_, worker_probe_interval(config_));
+        pool_ = std::make_unique<detail::RankWorkers<T, S>>(config_, rank_, std::move(scratch_init), std::move(runner),
+                                                            probe_.get());
       });
     } catch (...) {
       MPI_Comm_free(&comm_);  // no destructor runs for a constructor that throws
@@ -122,6 +129,7 @@ class DistExecutor {
 
   ~DistExecutor() {
     pool_.reset();
+    probe_.reset();
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
@@ -165,7 +173,7 @@ class DistExecutor {
     std::optional<detail::Progress> progress;
     try {
       detail::agree(comm_, "starting the workers", [&] {
-        progress.emplace(comm_, config_, *pool_);
+        progress.emplace(comm_, config_, *pool_, *probe_);
         pool_->start();
       });
     } catch (...) {
@@ -210,12 +218,22 @@ class DistExecutor {
   }
 
  private:
+  // [MPI-worker-probe]: the workers may call MPI (one thread at a time, under
+  // the probe's lock) only if MPI gave MPI_THREAD_SERIALIZED or above.
+  static std::chrono::microseconds worker_probe_interval(const DistConfig& config) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_SERIALIZED) return std::chrono::microseconds(0);
+    return std::chrono::microseconds(config.worker_probe_us);
+  }
+
   DistConfig config_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
   bool ran_ = false;
   RankMetrics metrics_;
+  std::unique_ptr<detail::WorkerProbe> probe_;  // before pool_, whose workers use it
   std::unique_ptr<detail::RankWorkers<T, S>> pool_;
 };
 

@@ -26,6 +26,7 @@ struct RankMetrics {
   std::uint64_t messages_received = 0;
   std::uint64_t token_waves = 0;        // termination waves started (rank 0 only)
   std::uint64_t worker_parks = 0;       // times a worker slept for want of a task (summed over workers)
+  std::uint64_t worker_probe_rings = 0; // times a worker's probe found a message and woke the progress thread
   double run_s = 0;                     // wall time of run() on this rank
   std::uint64_t progress_naps = 0;      // times the progress thread napped after a quiet round
   double progress_cpu_s = 0;            // CPU time of the progress thread during run() (user + system)

@@ -14,6 +14,7 @@
 
 #include "stealpool/mpi/detail/local_pool.hpp"
 #include "stealpool/mpi/detail/rank_protocol.hpp"
+#include "stealpool/mpi/detail/worker_probe.hpp"
 #include "stealpool/mpi/dist_config.hpp"
 
 namespace stealpool::mpi::detail {
@@ -21,7 +22,9 @@ namespace stealpool::mpi::detail {
 class Progress final : private Transport {
  public:
   // `comm`: the executor's own duplicate (its rank and size are read here).
-  Progress(MPI_Comm comm, const DistConfig& config, LocalPool& pool);
+  // `probe`: the rank's [MPI-worker-probe]; run() holds its lock for every MPI
+  // call and closes it before returning.
+  Progress(MPI_Comm comm, const DistConfig& config, LocalPool& pool, WorkerProbe& probe);
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
@@ -51,6 +54,7 @@ class Progress final : private Transport {
 
   const MPI_Comm comm_;
   LocalPool& pool_;                 // naps on it ([MPI-dry-bell]); the protocol holds it too
+  WorkerProbe& probe_;              // [MPI-worker-probe]
   std::vector<PendingSend> sends_;  // sends not yet completed, in no order
   RankProtocol protocol_;          // last: its constructor needs the members above
 };

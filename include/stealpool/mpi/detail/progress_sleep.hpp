@@ -19,18 +19,31 @@ inline constexpr std::uint64_t kProgressAlertUs = 2000;
 // each nap and its round cost a worker about 24 us).
 inline constexpr std::uint64_t kProgressCalmUs = 10000;
 
+// How long a rank with work naps while its workers probe for messages
+// ([MPI-worker-probe]): a thief's request rings it within the probe interval,
+// so the nap only paces what no message starts (data for rank 0; a lifeline
+// push once work appears, which is why a rank holding lifeline thieves does
+// not nap this long).
+inline constexpr std::uint64_t kProgressProbedUs = 5000;
+
 // After `quiet_rounds` quiet rounds in a row (0 for the first), `since_busy_us`
 // after the last round that did something: 5 us doubling, capped at 1 ms while
-// the rank is passive; at 50 us while a steal request of ours awaits its reply,
-// or while the rank has work and did something less than kProgressAlertUs ago
-// (a thief waits for our reply no longer than this); at 400 us while it has
-// work and did something less than kProgressCalmUs ago; else at 1,280 us.
-// Passing data on is not "something" (rank_protocol.hpp, alerting_tag()).
-constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds,
-                                     std::uint64_t since_busy_us) noexcept {
-  const bool alert = hunting || since_busy_us < kProgressAlertUs;
-  const unsigned cap_us = passive ? 1000u : alert ? 50u : since_busy_us < kProgressCalmUs ? 400u : 1280u;
-  return std::min(cap_us, 5u << std::min(quiet_rounds, 8u));
+// the rank is passive; at 50 us while a steal request of ours awaits its reply;
+// at kProgressProbedUs while the rank has work and `probed` (its workers probe
+// and no lifeline thief waits on it); else, while it has work, at 50 us if it
+// did something less than kProgressAlertUs ago (a thief waits for our reply no
+// longer than this), at 400 us if less than kProgressCalmUs ago, and at
+// 1,280 us after that. Passing data on is not "something" (rank_protocol.hpp,
+// alerting_tag()).
+constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds, std::uint64_t since_busy_us,
+                                     bool probed) noexcept {
+  const unsigned cap_us = passive                          ? 1000u
+                          : hunting                        ? 50u
+                          : probed                         ? static_cast<unsigned>(kProgressProbedUs)
+                          : since_busy_us < kProgressAlertUs ? 50u
+                          : since_busy_us < kProgressCalmUs  ? 400u
+                                                             : 1280u;
+  return std::min(cap_us, 5u << std::min(quiet_rounds, 10u));
 }
 
 // Messages one round receives at most before it makes its decisions.

@@ -99,6 +99,8 @@ class RankProtocol {
   bool passive() const noexcept;
   // A steal request of ours awaits its reply.
   bool hunting() const noexcept { return hunting_; }
+  // Ranks that asked us along their lifelines wait for a push of work from us.
+  bool holds_lifeline_thieves() const noexcept { return !lifeline_thieves_.empty(); }
   int rank() const noexcept { return rank_; }
 
   RankMetrics& metrics() noexcept { return metrics_; }

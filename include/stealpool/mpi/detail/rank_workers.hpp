@@ -39,6 +39,7 @@
 #include "stealpool/mpi/context.hpp"
 #include "stealpool/mpi/detail/frames.hpp"
 #include "stealpool/mpi/detail/local_pool.hpp"
+#include "stealpool/mpi/detail/worker_probe.hpp"
 #include "stealpool/mpi/dist_config.hpp"
 #include "stealpool/platform/parker.hpp"
 
@@ -64,8 +65,11 @@ class RankWorkers final : public LocalPool {
   using Runner = std::function<void(T, Context<T, S>&)>;
   using ScratchInit = std::function<S(std::size_t)>;
 
-  RankWorkers(const DistConfig& config, int rank, ScratchInit init, Runner runner)
-      : config_(config), rank_(rank), init_(std::move(init)), runner_(std::move(runner)) {
+  // `probe`: the executor's [MPI-worker-probe], or nullptr (the workers never
+  // call MPI); must outlive the pool.
+  RankWorkers(const DistConfig& config, int rank, ScratchInit init, Runner runner, WorkerProbe* probe = nullptr)
+      : config_(config), rank_(rank), init_(std::move(init)), runner_(std::move(runner)),
+        probe_(probe != nullptr && probe->enabled() ? probe : nullptr) {
     for (std::size_t i = 0; i < config_.workers; ++i) slots_.push_back(std::make_unique<Slot>());
   }
   ~RankWorkers() override {
@@ -159,6 +163,7 @@ class RankWorkers final : public LocalPool {
     for (const auto& s : slots_) {
       m.tasks_run += s->tasks_run;
       m.tasks_dropped += s->tasks_dropped;
+      m.worker_probe_rings += s->probe_rings;
     }
     m.tasks_dropped += dropped_in_transit_ + dropped_at_end_;
     m.local_steals += local_steals_;
@@ -289,6 +294,10 @@ class RankWorkers final : public LocalPool {
   // [MPI-private-tail]: how many tasks a worker's deque holds before its spawns
   // stay private.
   static constexpr std::size_t kVisibleTasks = 16;
+  // [MPI-worker-probe]: tasks between two reads of the clock (about 30 ns on
+  // the project VM; a probe, two MPI_Iprobes, about 150 ns) to see whether a
+  // probe is due.
+  static constexpr std::uint32_t kTasksPerProbeCheck = 64;
 
   // The executor's runner: runs the task, then, still inside it, every task it
   // and they kept private ([MPI-private-tail]), newest first, handing the oldest
@@ -315,6 +324,7 @@ class RankWorkers final : public LocalPool {
       return;
     }
     ++slot.tasks_run;
+    if (probe_ != nullptr && --slot.tasks_to_probe == 0) probe_between_tasks(slot);
     Context<T, S> ctx(*this, w, rank_, *slot.scratch);
     try {
       runner_(Box::unbox(item.stored), ctx);
@@ -322,6 +332,16 @@ class RankWorkers final : public LocalPool {
       // [MPI-failed-before-dry]: recorded before this worker settles the task's unit.
       record_failure(std::current_exception());
     }
+  }
+
+  // [MPI-worker-probe]: every kTasksPerProbeCheck tasks a worker asks the probe,
+  // which calls MPI if the rank's interval has passed; a message waiting rings
+  // the progress thread, whose nap then ends as for [MPI-dry-bell].
+  void probe_between_tasks(Slot& slot) noexcept {
+    slot.tasks_to_probe = kTasksPerProbeCheck;
+    if (!probe_->poll()) return;
+    ++slot.probe_rings;
+    progress_bell_.unpark();
   }
 
   // [MPI-private-tail]: the deque keeps at least kVisibleTasks and at least half
@@ -370,6 +390,7 @@ class RankWorkers final : public LocalPool {
     }
     cancelled_.store(true, std::memory_order::relaxed);   // [MPI-cancel]
     failed_.store(true, std::memory_order::release);      // [MPI-failed-before-dry] before the worker settles
+    progress_bell_.unpark();  // the cancel goes out at the next round, not after a nap
   }
 
   // Immutable after construction.
@@ -377,6 +398,7 @@ class RankWorkers final : public LocalPool {
   const int rank_;
   const ScratchInit init_;
   const Runner runner_;
+  WorkerProbe* const probe_;  // nullptr: the workers never call MPI
 
   std::vector<std::unique_ptr<Slot>> slots_;  // [i]: worker i's scratch and counts, read after the join
   std::optional<Engine> engine_;              // from start() to stop_and_join()
