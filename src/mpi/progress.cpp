@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include <algorithm>
-#include <mutex>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 
 #include "stealpool/mpi/detail/progress_sleep.hpp"
 
@@ -97,13 +97,13 @@ void Progress::run() {
       continue;
     }
     // Nothing happened: nap a little, longer the longer it stays quiet. A passive
-    // rank ends up probing once a millisecond; one with work every 50 us while a
-    // steal of ours is in flight or for 2 ms after a round that did something (a
-    // thief waits for our reply about that long), then every 400 us, and every
-    // 1.28 ms once 10 ms pass without one (progress_sleep.hpp).
+    // rank ends up probing once a millisecond. One with work naps up to 5 ms
+    // while its workers probe for messages ([MPI-worker-probe]) and no lifeline
+    // thief waits on it; else every 50 us while a steal of ours is in flight or
+    // for 2 ms after a round that did something (a thief waits for our reply
+    // about that long), then every 400 us, and every 1.28 ms once 10 ms pass
+    // without one (progress_sleep.hpp).
     const auto since_busy = std::chrono::duration_cast<std::chrono::microseconds>(now - last_busy).count();
-    // While the workers probe for messages ([MPI-worker-probe]) and no lifeline
-    // thief waits on a push from us, a rank with work naps longest.
     const bool probed = probe_.enabled() && !protocol_.holds_lifeline_thieves() && !pool_.dry();
     const unsigned us = progress_sleep_us(protocol_.passive(), protocol_.hunting(), quiet_rounds,
                                           static_cast<std::uint64_t>(std::max<std::int64_t>(since_busy, 0)), probed);
