@@ -167,6 +167,7 @@ struct SimRank {
   SimTransport transport;
   RankProtocol protocol;
   std::vector<UtsNode> running;  // [worker]: the node it runs
+  std::int64_t first_node_ps = -1;    // when a worker of this rank started its first node; -1: none yet
   std::int64_t link_free_ps = 0;      // the outgoing link sends nothing before this
   std::int64_t last_arrival_ps = 0;   // messages of one sender arrive in order (MPI's non-overtaking)
   std::uint64_t passed_wave = 0;      // the wave this rank last reported to (rank 0: started)
@@ -411,6 +412,7 @@ void RankSim::dispatch(int rank) {
     r.running[static_cast<std::size_t>(w)] = p.queue_.back();
     p.queue_.pop_back();
     ++p.running_;
+    if (r.first_node_ps < 0) r.first_node_ps = now_ps_;
     schedule(now_ps_ + cost_ps_, rank, w, 0);
   }
 }
@@ -506,12 +508,17 @@ RankSimResult RankSim::run() {
   result_.serial_s = static_cast<double>(result_.nodes) * static_cast<double>(cost_ps_) * kPicosecond;
   const double cores = static_cast<double>(c_.ranks) * static_cast<double>(c_.workers);
   result_.efficiency = result_.time_s > 0 ? result_.serial_s / (cores * result_.time_s) : 0;
+  double first_nodes_s = 0;
   for (const auto& r : ranks_) {
+    const double first_s = static_cast<double>(std::max<std::int64_t>(r->first_node_ps, 0)) * kPicosecond;
+    result_.spread_s = std::max(result_.spread_s, first_s);
+    first_nodes_s += first_s;
     result_.per_rank.push_back(r->protocol.metrics());
     result_.per_rank.back().tasks_run = r->pool.ran_;
     result_.token_waves += r->protocol.metrics().token_waves;
     result_.dropped += r->protocol.metrics().tasks_dropped;  // batches that arrived after the cancel
   }
+  if (result_.time_s > 0) result_.startup_share = first_nodes_s / (static_cast<double>(c_.ranks) * result_.time_s);
   return std::move(result_);
 }
 

@@ -87,6 +87,11 @@ struct RankSimResult {
   double last_node_s = 0;         // when the last node finished: time_s - last_node_s is termination detection
   double serial_s = 0;            // nodes * node_cost_s: one worker, no messages
   double efficiency = 0;          // serial_s / (ranks * workers * time_s)
+  // How the work spread: when the last rank started its first node, and the
+  // ranks' waits for their first node as a share of ranks * time_s (the part
+  // of 1 - efficiency lost before each rank first had work; 1 worker a rank).
+  double spread_s = 0;
+  double startup_share = 0;
   std::uint64_t nodes = 0;        // nodes run (each checked to be distinct)
   std::uint64_t leaves = 0;
   std::int32_t depth = 0;

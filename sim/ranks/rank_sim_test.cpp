@@ -307,6 +307,20 @@ TEST(RankSim, AStealRequestToABusyRankIsReceivedWithinOneProbeIntervalWhenItsWor
   EXPECT_GT(napping.max_busy_request_wait_s, 300e-6) << "without probes a request waits for the victim's nap";
 }
 
+// spread_s and startup_share say how much of a run's loss is the work's first
+// spread: every rank starts a node, the last one early in a T1 run at 64 ranks,
+// and the waits before the first node are a small share of ranks x time.
+TEST(RankSim, ReportsWhenTheWorkFirstReachedEveryRank) {
+  RankSimConfig c = small(workloads::kUtsT1, 64, 1, 1);
+  c.jitter = 0;
+  const RankSimResult r = run_rank_sim(c);
+  ASSERT_TRUE(r.violations.empty()) << violations(r);
+  EXPECT_GT(r.spread_s, 0.0) << "64 ranks, the root on rank 0: the others wait for their first node";
+  EXPECT_LT(r.spread_s, 0.1 * r.time_s);
+  EXPECT_GT(r.startup_share, 0.0);
+  EXPECT_LT(r.startup_share, 1.0 - r.efficiency) << "a part of the loss, not more than all of it";
+}
+
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {
   const RankSimResult a = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
   const RankSimResult b = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
