@@ -6,6 +6,7 @@
 //   -> nodes=4130071 leaves=3305118 depth=10 time_s=1.23 ranks=2 workers=1
 //   --trace FILE: the run's timeline, a process per rank (Perfetto UI opens it)
 //   --worker-probe-us P: DistConfig::worker_probe_us (100; 0: the workers never probe)
+//   --random-steals N: DistConfig::random_steals (random victims tried before the lifelines)
 //   stealpool-uts-mpi --tree T1 --serial      the serial walk, no executor
 //   (the benchmark's baseline, timed the same way)
 //
@@ -42,6 +43,7 @@ struct Options {
   bool serial = false;  // the serial walk on rank 0, for the benchmark's baseline
   std::string trace;    // --trace FILE: written by rank 0
   std::uint32_t worker_probe_us = stealpool::mpi::DistConfig{}.worker_probe_us;
+  std::size_t random_steals = stealpool::mpi::DistConfig{}.random_steals;
 };
 
 struct Counts {
@@ -52,7 +54,7 @@ struct Counts {
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics] [--serial] "
-               "[--trace FILE] [--worker-probe-us P]\n",
+               "[--trace FILE] [--worker-probe-us P] [--random-steals N]\n",
                what.c_str());
   std::exit(2);
 }
@@ -87,6 +89,13 @@ Options parse(int argc, char** argv) {
       if (ec != std::errc() || end != v.data() + v.size() || n > 1'000'000)
         usage_error("--worker-probe-us must be a whole number from 0 to 1000000 (got '" + std::string(v) + "')");
       o.worker_probe_us = n;
+    } else if (arg == "--random-steals") {
+      const std::string_view v = value();
+      std::size_t n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || end != v.data() + v.size() || n > 1024)
+        usage_error("--random-steals must be a whole number from 0 to 1024 (got '" + std::string(v) + "')");
+      o.random_steals = n;
     } else if (arg == "--metrics") {
       o.metrics = true;
     } else if (arg == "--serial") {
@@ -129,6 +138,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
   stealpool::mpi::DistConfig config;
   config.workers = o.workers;
   config.worker_probe_us = o.worker_probe_us;
+  config.random_steals = o.random_steals;
   std::optional<stealpool::TraceRecorder> recorder;
   std::ofstream trace_file;
   if (!o.trace.empty()) {

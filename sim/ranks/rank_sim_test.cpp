@@ -71,7 +71,9 @@ TEST(RankSim, TerminationWaitsForStealRepliesAndLifelinePushesThatCrossTheWave) 
   std::uint64_t replies = 0, pushes = 0;
   for (int ranks : {3, 16}) {
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-      const RankSimResult r = run_rank_sim(small(kSmallBinomial, ranks, 1, seed));
+      RankSimConfig c = small(kSmallBinomial, ranks, 1, seed);
+      c.protocol.random_steals = 2;  // steal replies as well as lifeline pushes
+      const RankSimResult r = run_rank_sim(c);
       ASSERT_TRUE(r.violations.empty()) << "seed " << seed << "\n" << violations(r);
       ASSERT_EQ(r.nodes, r.per_rank.empty() ? 0u : workloads::uts_serial(kSmallBinomial).nodes);
       replies += r.crossings[kStealReply];
@@ -296,6 +298,7 @@ TEST(RankSim, AStealRequestToABusyRankIsReceivedWithinOneProbeIntervalWhenItsWor
   RankSimConfig c = small(workloads::kUtsT3, 4, 1, 1);
   c.jitter = 0;
   c.sleeping_progress = true;
+  c.protocol.random_steals = 2;  // steal requests, to busy ranks among others
   c.worker_probe_s = 100e-6;
   const RankSimResult probed = run_rank_sim(c);
   ASSERT_TRUE(probed.violations.empty()) << violations(probed);

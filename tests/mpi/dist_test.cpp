@@ -96,10 +96,12 @@ std::atomic<std::uint64_t> g_sink{0};
 
 using RangeExec = mpi::DistExecutor<Range, Visits>;
 
-RangeExec make_range_executor(std::size_t workers, std::uint32_t throw_at, stealpool::TraceSink* trace = nullptr) {
+RangeExec make_range_executor(std::size_t workers, std::uint32_t throw_at, stealpool::TraceSink* trace = nullptr,
+                              std::size_t random_steals = mpi::DistConfig{}.random_steals) {
   mpi::DistConfig config;
   config.workers = workers;
   config.trace = trace;
+  config.random_steals = random_steals;
   return RangeExec(
       config, [](std::size_t) { return Visits{std::vector<std::uint32_t>(kIds, 0)}; },
       [throw_at](Range r, mpi::Context<Range, Visits>& ctx) {
@@ -308,7 +310,9 @@ bool termination_waits_for_in_flight_steals() {
   constexpr std::uint32_t kSmall = 512;  // ids per run: 1,023 tasks
   std::uint64_t waves = 0, requests = 0;
   for (int run = 0; run < kRuns; ++run) {
-    RangeExec ex = make_range_executor(1, kIds);
+    // Random steals first (the default goes straight to the lifelines): the
+    // replies are what may cross a wave.
+    RangeExec ex = make_range_executor(1, kIds, nullptr, 2);
     if (ex.rank() == 0) ex.seed(Range{0, kSmall});
     ex.run();
     std::vector<std::uint32_t> visits(kSmall, 0);

@@ -14,7 +14,8 @@ namespace stealpool::mpi {
 
 struct DistConfig {
   std::size_t workers = 1;        // worker threads on this rank, >= 1
-  std::size_t random_steals = 2;  // random victims tried when the rank runs dry, before its lifelines
+  std::size_t random_steals = 0;  // random victims tried when the rank runs dry, before its lifelines
+                                  // (0: straight to the lifelines, which measured best: README.md)
   std::size_t max_batch = 4096;   // most tasks one steal reply or lifeline push carries, >= 1
   std::uint64_t seed = 0x5EEDu;   // victim choice; mixed with the rank and the worker id
   std::uint32_t worker_probe_us = 100;  // between tasks, a worker looks for a waiting message at most this

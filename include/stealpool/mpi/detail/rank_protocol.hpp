@@ -67,7 +67,7 @@ enum class SafraMutant {
 };
 
 struct ProtocolConfig {
-  std::size_t random_steals = 2;  // DistConfig::random_steals
+  std::size_t random_steals = 0;  // DistConfig::random_steals
   std::size_t max_batch = 4096;   // DistConfig::max_batch
   std::uint64_t seed = 0x5EEDu;   // victim choice, mixed with the rank
   int wave_arity = 8;             // children per rank in the wave tree (1: a chain); >= 1
