@@ -59,6 +59,17 @@ struct Counts {
   std::exit(2);
 }
 
+// `text`, the value of option `name`, as a whole number in [lo, hi]; else a
+// usage error naming the option, the range and the text.
+std::size_t whole_number(std::string_view name, std::string_view text, std::size_t lo, std::size_t hi) {
+  std::size_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < lo || n > hi)
+    usage_error(std::string(name) + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                " (got '" + std::string(text) + "')");
+  return n;
+}
+
 // Parsed before MPI starts, so a bad argument costs no MPI start-up and every
 // rank reports the same error.
 Options parse(int argc, char** argv) {
@@ -76,26 +87,11 @@ Options parse(int argc, char** argv) {
         if (name == t->name) o.tree = t;
       if (o.tree == nullptr) usage_error("unknown --tree '" + std::string(name) + "' (T1, T2, T3 or T5)");
     } else if (arg == "--workers") {
-      const std::string_view v = value();
-      std::size_t n = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || end != v.data() + v.size() || n == 0 || n > 1024)
-        usage_error("--workers must be a whole number from 1 to 1024 (got '" + std::string(v) + "')");
-      o.workers = n;
+      o.workers = whole_number(arg, value(), 1, 1024);
     } else if (arg == "--worker-probe-us") {
-      const std::string_view v = value();
-      std::uint32_t n = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || end != v.data() + v.size() || n > 1'000'000)
-        usage_error("--worker-probe-us must be a whole number from 0 to 1000000 (got '" + std::string(v) + "')");
-      o.worker_probe_us = n;
+      o.worker_probe_us = static_cast<std::uint32_t>(whole_number(arg, value(), 0, 1'000'000));
     } else if (arg == "--random-steals") {
-      const std::string_view v = value();
-      std::size_t n = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || end != v.data() + v.size() || n > 1024)
-        usage_error("--random-steals must be a whole number from 0 to 1024 (got '" + std::string(v) + "')");
-      o.random_steals = n;
+      o.random_steals = whole_number(arg, value(), 0, 1024);
     } else if (arg == "--metrics") {
       o.metrics = true;
     } else if (arg == "--serial") {
