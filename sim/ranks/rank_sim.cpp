@@ -193,6 +193,7 @@ class RankSim {
       ranks_.back()->running.resize(static_cast<std::size_t>(c.workers));
     }
     fingerprints_.reserve(c.tree.nodes != 0 ? c.tree.nodes : 1u << 16);
+    finished_at_.reserve(fingerprints_.capacity());
   }
 
   RankSimResult run();
@@ -240,6 +241,7 @@ class RankSim {
   std::size_t root_reports_ = 0;  // reports of rank 0's children to the wave under way
   bool declared_ = false;
   std::vector<std::uint64_t> fingerprints_;
+  std::vector<std::int64_t> finished_at_;  // when each node finished, for busy_by_tenth
   std::vector<UtsNode> children_;
   RankSimResult result_;
 };
@@ -378,6 +380,7 @@ void RankSim::finish_node(int rank, int worker) {
   ++r.pool.ran_;
   ++result_.nodes;
   result_.last_node_s = static_cast<double>(now_ps_) * kPicosecond;
+  finished_at_.push_back(now_ps_);
   fingerprints_.push_back(fingerprint(node));
   result_.depth = std::max(result_.depth, node.height);
   if (rank == c_.fail_rank && r.pool.ran_ == c_.fail_after) {
@@ -519,6 +522,11 @@ RankSimResult RankSim::run() {
     result_.dropped += r->protocol.metrics().tasks_dropped;  // batches that arrived after the cancel
   }
   if (result_.time_s > 0) result_.startup_share = first_nodes_s / (static_cast<double>(c_.ranks) * result_.time_s);
+  if (now_ps_ > 0) {
+    for (const std::int64_t at : finished_at_)
+      result_.busy_by_tenth[std::min<std::int64_t>(9, at * 10 / now_ps_)] += static_cast<double>(cost_ps_);
+    for (double& b : result_.busy_by_tenth) b /= cores * static_cast<double>(now_ps_) / 10;
+  }
   return std::move(result_);
 }
 

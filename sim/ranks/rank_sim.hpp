@@ -92,6 +92,9 @@ struct RankSimResult {
   // of 1 - efficiency lost before each rank first had work; 1 worker a rank).
   double spread_s = 0;
   double startup_share = 0;
+  // The workers' busy share in each tenth of time_s (nodes finished in it x
+  // node cost over ranks x workers x a tenth): where in the run the loss is.
+  double busy_by_tenth[10] = {};
   std::uint64_t nodes = 0;        // nodes run (each checked to be distinct)
   std::uint64_t leaves = 0;
   std::int32_t depth = 0;

@@ -324,6 +324,21 @@ TEST(RankSim, ReportsWhenTheWorkFirstReachedEveryRank) {
   EXPECT_LT(r.startup_share, 1.0 - r.efficiency) << "a part of the loss, not more than all of it";
 }
 
+TEST(RankSim, ItsTimelineOfBusyWorkersAddsUpToTheEfficiency) {
+  RankSimConfig c = small(workloads::kUtsT1, 64, 1, 1);
+  c.jitter = 0;
+  const RankSimResult r = run_rank_sim(c);
+  ASSERT_TRUE(r.violations.empty()) << violations(r);
+  double sum = 0;
+  for (const double b : r.busy_by_tenth) {
+    EXPECT_GE(b, 0.0);
+    EXPECT_LE(b, 1.01) << "a node counts in the tenth it ends in, so a tenth may hold one node more per worker";
+    sum += b;
+  }
+  EXPECT_NEAR(sum / 10, r.efficiency, 1e-9) << "the tenths share out the same busy time";
+  EXPECT_LT(r.busy_by_tenth[0], r.busy_by_tenth[4]) << "64 ranks start with one root: the first tenth spreads the work";
+}
+
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {
   const RankSimResult a = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
   const RankSimResult b = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
