@@ -583,6 +583,7 @@ RankSimResult run_rank_sim(const RankSimConfig& config) {
     c.tree.leaves = s.leaves;
     c.tree.depth = s.depth;
   }
+  if (c.max_events == 0) c.max_events = std::max<std::uint64_t>(200'000'000, 4 * c.tree.nodes);
   RankSim sim(c);
   return sim.run();
 }

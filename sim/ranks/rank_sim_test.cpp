@@ -339,6 +339,15 @@ TEST(RankSim, ItsTimelineOfBusyWorkersAddsUpToTheEfficiency) {
   EXPECT_LT(r.busy_by_tenth[0], r.busy_by_tenth[4]) << "64 ranks start with one root: the first tenth spreads the work";
 }
 
+TEST(RankSim, ARunLongerThanItsEventGuardIsReportedAsALivelock) {
+  RankSimConfig c = small(kSmallBinomial, 4, 1, 1);
+  c.max_events = 1000;
+  const RankSimResult r = run_rank_sim(c);
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_NE(r.violations.front().find("liveness: no termination after 1000 events"), std::string::npos)
+      << r.violations.front();
+}
+
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {
   const RankSimResult a = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
   const RankSimResult b = run_rank_sim(small(kSmallBinomial, 16, 2, 9));
