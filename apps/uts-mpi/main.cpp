@@ -151,7 +151,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
   using Ctx = stealpool::mpi::Context<UtsNode, Counts>;
   stealpool::mpi::DistExecutor<UtsNode, Counts> ex(
       config, [](std::size_t) { return Counts{}; },
-      [&tree](UtsNode node, Ctx& ctx) {
+      [&tree](const UtsNode& node, Ctx& ctx) {
         Counts& c = ctx.scratch();
         const int n = stealpool::workloads::uts_num_children(tree, node);
         ++c.nodes;

@@ -97,7 +97,9 @@ class DistExecutor {
                              "std::vector<std::byte>&) and static T decode(std::span<const std::byte>) (codec.hpp)");
 
  public:
-  using Runner = std::function<void(T, Context<T, S>&)>;
+  // The task is handed over as an rvalue: a runner may take it by value (it
+  // is moved in), by const& or by && (no copy at all).
+  using Runner = std::function<void(T&&, Context<T, S>&)>;
   using ScratchInit = std::function<S(std::size_t)>;
 
   DistExecutor(const DistConfig& config, ScratchInit scratch_init, Runner runner) : config_(config) {

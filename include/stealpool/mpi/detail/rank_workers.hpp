@@ -62,7 +62,7 @@ class RankWorkers final : public LocalPool {
   using Engine = Executor<Item, Slot*>;
 
  public:
-  using Runner = std::function<void(T, Context<T, S>&)>;
+  using Runner = std::function<void(T&&, Context<T, S>&)>;
   using ScratchInit = std::function<S(std::size_t)>;
 
   // `probe`: the executor's [MPI-worker-probe], or nullptr (the workers never
@@ -327,7 +327,8 @@ class RankWorkers final : public LocalPool {
     if (probe_ != nullptr && --slot.tasks_to_probe == 0) probe_between_tasks(slot);
     Context<T, S> ctx(*this, w, rank_, *slot.scratch);
     try {
-      runner_(Box::unbox(item.stored), ctx);
+      T task = Box::unbox(item.stored);
+      runner_(std::move(task), ctx);
     } catch (...) {
       // [MPI-failed-before-dry]: recorded before this worker settles the task's unit.
       record_failure(std::current_exception());
