@@ -63,8 +63,9 @@ std::uint64_t fingerprint(const UtsNode& n) {
 // its private tail; the queue here is the rank's, so the split is the rank's).
 class SimPool final : public mpi::detail::LocalPool {
  public:
-  SimPool(int rank, int workers)
-      : idle_(static_cast<std::size_t>(workers)), visible_floor_(16 * static_cast<std::size_t>(workers)), rank_(rank) {
+  SimPool(int rank, int workers, std::int64_t& queued_total)
+      : idle_(static_cast<std::size_t>(workers)), visible_floor_(16 * static_cast<std::size_t>(workers)),
+        queued_total_(queued_total), rank_(rank) {
     for (int w = workers - 1; w >= 0; --w) idle_[static_cast<std::size_t>(workers - 1 - w)] = w;
   }
   bool dry() const noexcept override { return queue_.empty() && running_ == 0; }
@@ -81,6 +82,7 @@ class SimPool final : public mpi::detail::LocalPool {
       std::memcpy(out.data() + at + i * sizeof(UtsNode), &queue_.front(), sizeof(UtsNode));
       queue_.pop_front();
     }
+    queued_total_ -= static_cast<std::int64_t>(n);
     return n;
   }
   void give(std::span<const std::byte> batch, std::size_t n) override {
@@ -89,6 +91,7 @@ class SimPool final : public mpi::detail::LocalPool {
       std::memcpy(&node, batch.data() + i * sizeof(UtsNode), sizeof(UtsNode));
       queue_.push_back(node);
     }
+    queued_total_ += static_cast<std::int64_t>(n);
   }
   void cancel() noexcept override { cancelled_ = true; }
   bool failed() const noexcept override { return failed_; }
@@ -112,6 +115,7 @@ class SimPool final : public mpi::detail::LocalPool {
   std::deque<UtsNode> queue_;
   std::vector<int> idle_;  // idle worker ids, the next to start last
   std::size_t visible_floor_;  // 16 a worker: what a take sees of a short queue
+  std::int64_t& queued_total_;  // RankSim's: the nodes queued on every rank (for queued_per_worker)
   int running_ = 0;
   std::uint64_t ran_ = 0;   // nodes run here
   bool cancelled_ = false;  // dropping nodes: a cancel came, or a node here failed
@@ -161,8 +165,8 @@ class SimTransport final : public mpi::detail::Transport {
 };
 
 struct SimRank {
-  SimRank(RankSim& sim, int rank, int size, int workers, const mpi::detail::ProtocolConfig& pc)
-      : pool(rank, workers), transport(sim, rank), protocol(rank, size, pc, pool, transport) {}
+  SimRank(RankSim& sim, int rank, int size, int workers, const mpi::detail::ProtocolConfig& pc, std::int64_t& queued_total)
+      : pool(rank, workers, queued_total), transport(sim, rank), protocol(rank, size, pc, pool, transport) {}
   SimPool pool;
   SimTransport transport;
   RankProtocol protocol;
@@ -189,7 +193,7 @@ class RankSim {
     pc.seed = c.seed;
     ranks_.reserve(static_cast<std::size_t>(c.ranks));
     for (int r = 0; r < c.ranks; ++r) {
-      ranks_.emplace_back(std::make_unique<SimRank>(*this, r, c.ranks, c.workers, pc));
+      ranks_.emplace_back(std::make_unique<SimRank>(*this, r, c.ranks, c.workers, pc, queued_total_));
       ranks_.back()->running.resize(static_cast<std::size_t>(c.workers));
     }
     fingerprints_.reserve(c.tree.nodes != 0 ? c.tree.nodes : 1u << 16);
@@ -242,6 +246,8 @@ class RankSim {
   bool declared_ = false;
   std::vector<std::uint64_t> fingerprints_;
   std::vector<std::int64_t> finished_at_;  // when each node finished, for busy_by_tenth
+  std::int64_t queued_total_ = 0;          // nodes queued on every rank (not running, not in flight)
+  double queued_area_ = 0;                 // queued_total_ integrated over time (node-picoseconds)
   std::vector<UtsNode> children_;
   RankSimResult result_;
 };
@@ -391,6 +397,7 @@ void RankSim::finish_node(int rank, int worker) {
     if (c_.emit_leaves) r.pool.emit(fingerprint(node));
   } else {
     for (const UtsNode& child : children_) r.pool.queue_.push_back(child);
+    queued_total_ += static_cast<std::int64_t>(children_.size());
   }
   dispatch(rank);
   if (!c_.sleeping_progress) {
@@ -406,6 +413,7 @@ void RankSim::dispatch(int rank) {
   SimPool& p = r.pool;
   if (p.cancelled_) {
     result_.dropped += p.queue_.size();
+    queued_total_ -= static_cast<std::int64_t>(p.queue_.size());
     p.queue_.clear();
     return;
   }
@@ -414,6 +422,7 @@ void RankSim::dispatch(int rank) {
     p.idle_.pop_back();
     r.running[static_cast<std::size_t>(w)] = p.queue_.back();
     p.queue_.pop_back();
+    --queued_total_;
     ++p.running_;
     if (r.first_node_ps < 0) r.first_node_ps = now_ps_;
     schedule(now_ps_ + cost_ps_, rank, w, 0);
@@ -486,6 +495,7 @@ void RankSim::check_end() {
 RankSimResult RankSim::run() {
   SimRank& start = *ranks_[static_cast<std::size_t>(c_.start_rank)];
   start.pool.queue_.push_back(workloads::uts_root(c_.tree));
+  ++queued_total_;
   for (int r = 0; r < c_.ranks; ++r) {
     dispatch(r);
     if (c_.sleeping_progress) wake_at(r, 0, false);
@@ -499,6 +509,7 @@ RankSimResult RankSim::run() {
     }
     const Event e = events_.top();
     events_.pop();
+    queued_area_ += static_cast<double>(queued_total_) * static_cast<double>(e.time_ps - now_ps_);
     now_ps_ = e.time_ps;
     if (e.worker >= 0) finish_node(e.rank, e.worker);
     else if (e.worker == kWake) {
@@ -523,6 +534,7 @@ RankSimResult RankSim::run() {
   }
   if (result_.time_s > 0) result_.startup_share = first_nodes_s / (static_cast<double>(c_.ranks) * result_.time_s);
   if (now_ps_ > 0) {
+    result_.queued_per_worker = queued_area_ / (cores * static_cast<double>(now_ps_));
     for (const std::int64_t at : finished_at_)
       result_.busy_by_tenth[std::min<std::int64_t>(9, at * 10 / now_ps_)] += static_cast<double>(cost_ps_);
     for (double& b : result_.busy_by_tenth) b /= cores * static_cast<double>(now_ps_) / 10;

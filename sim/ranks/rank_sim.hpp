@@ -98,6 +98,10 @@ struct RankSimResult {
   // The workers' busy share in each tenth of time_s (nodes finished in it x
   // node cost over ranks x workers x a tenth): where in the run the loss is.
   double busy_by_tenth[10] = {};
+  // Nodes queued (not running, not in flight) over ranks x workers, averaged
+  // over time_s: the spare work a worker has to hand on. At 1 rank it is what
+  // the tree offers a shared-memory scheduler with no latency at all.
+  double queued_per_worker = 0;
   std::uint64_t nodes = 0;        // nodes run (each checked to be distinct)
   std::uint64_t leaves = 0;
   std::int32_t depth = 0;

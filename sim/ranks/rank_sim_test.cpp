@@ -339,6 +339,25 @@ TEST(RankSim, ItsTimelineOfBusyWorkersAddsUpToTheEfficiency) {
   EXPECT_LT(r.busy_by_tenth[0], r.busy_by_tenth[4]) << "64 ranks start with one root: the first tenth spreads the work";
 }
 
+TEST(RankSim, ItsQueuedNodesPerWorkerAtOneWorkerAreTheDepthFirstWalksStack) {
+  // One worker pops the newest node and queues its children when it finishes:
+  // while a node runs, the queue is a depth-first walk's stack without it.
+  std::vector<workloads::UtsNode> stack{workloads::uts_root(kSmallBinomial)}, children;
+  double stacked = 0, nodes = 0;
+  while (!stack.empty()) {
+    const workloads::UtsNode node = stack.back();
+    stack.pop_back();
+    stacked += static_cast<double>(stack.size());
+    ++nodes;
+    workloads::uts_children(kSmallBinomial, node, children);
+    stack.insert(stack.end(), children.begin(), children.end());
+  }
+  const RankSimResult r = run_rank_sim(small(kSmallBinomial, 1, 1, 1));
+  ASSERT_TRUE(r.violations.empty()) << violations(r);
+  EXPECT_NEAR(r.queued_per_worker, stacked / nodes, 1e-9 * stacked / nodes);
+  EXPECT_GT(r.queued_per_worker, 1.0);
+}
+
 TEST(RankSim, ARunLongerThanItsEventGuardIsReportedAsALivelock) {
   RankSimConfig c = small(kSmallBinomial, 4, 1, 1);
   c.max_events = 1000;
