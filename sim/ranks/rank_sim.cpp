@@ -197,7 +197,6 @@ class RankSim {
       ranks_.back()->running.resize(static_cast<std::size_t>(c.workers));
     }
     fingerprints_.reserve(c.tree.nodes != 0 ? c.tree.nodes : 1u << 16);
-    finished_at_.reserve(fingerprints_.capacity());
   }
 
   RankSimResult run();
@@ -245,7 +244,7 @@ class RankSim {
   std::size_t root_reports_ = 0;  // reports of rank 0's children to the wave under way
   bool declared_ = false;
   std::vector<std::uint64_t> fingerprints_;
-  std::vector<std::int64_t> finished_at_;  // when each node finished, for busy_by_tenth
+  std::vector<std::uint32_t> finished_by_bin_;  // [t / node cost]: nodes that finished then, for busy_by_tenth
   std::int64_t queued_total_ = 0;          // nodes queued on every rank (not running, not in flight)
   double queued_area_ = 0;                 // queued_total_ integrated over time (node-picoseconds)
   std::vector<UtsNode> children_;
@@ -386,7 +385,9 @@ void RankSim::finish_node(int rank, int worker) {
   ++r.pool.ran_;
   ++result_.nodes;
   result_.last_node_s = static_cast<double>(now_ps_) * kPicosecond;
-  finished_at_.push_back(now_ps_);
+  const auto bin = static_cast<std::size_t>(now_ps_ / cost_ps_);
+  if (bin >= finished_by_bin_.size()) finished_by_bin_.resize(bin + 1 + bin / 2, 0);
+  ++finished_by_bin_[bin];
   fingerprints_.push_back(fingerprint(node));
   result_.depth = std::max(result_.depth, node.height);
   if (rank == c_.fail_rank && r.pool.ran_ == c_.fail_after) {
@@ -535,8 +536,11 @@ RankSimResult RankSim::run() {
   if (result_.time_s > 0) result_.startup_share = first_nodes_s / (static_cast<double>(c_.ranks) * result_.time_s);
   if (now_ps_ > 0) {
     result_.queued_per_worker = queued_area_ / (cores * static_cast<double>(now_ps_));
-    for (const std::int64_t at : finished_at_)
-      result_.busy_by_tenth[std::min<std::int64_t>(9, at * 10 / now_ps_)] += static_cast<double>(cost_ps_);
+    for (std::size_t bin = 0; bin < finished_by_bin_.size(); ++bin) {
+      const std::int64_t at = static_cast<std::int64_t>(bin) * cost_ps_;  // counted where its bin starts
+      result_.busy_by_tenth[std::min<std::int64_t>(9, at * 10 / now_ps_)] +=
+          static_cast<double>(finished_by_bin_[bin]) * static_cast<double>(cost_ps_);
+    }
     for (double& b : result_.busy_by_tenth) b /= cores * static_cast<double>(now_ps_) / 10;
   }
   return std::move(result_);

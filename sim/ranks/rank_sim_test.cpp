@@ -332,7 +332,8 @@ TEST(RankSim, ItsTimelineOfBusyWorkersAddsUpToTheEfficiency) {
   double sum = 0;
   for (const double b : r.busy_by_tenth) {
     EXPECT_GE(b, 0.0);
-    EXPECT_LE(b, 1.01) << "a node counts in the tenth it ends in, so a tenth may hold one node more per worker";
+    EXPECT_LE(b, 1.01) << "a node counts in the tenth where the node-long slot it ends in starts, so a tenth "
+                          "may hold one node more per worker";
     sum += b;
   }
   EXPECT_NEAR(sum / 10, r.efficiency, 1e-9) << "the tenths share out the same busy time";
