@@ -89,9 +89,8 @@ class SimPool final : public mpi::detail::LocalPool {
     for (std::size_t i = 0; i < n; ++i) {
       UtsNode node;
       std::memcpy(&node, batch.data() + i * sizeof(UtsNode), sizeof(UtsNode));
-      queue_.push_back(node);
+      push(node);
     }
-    queued_total_ += static_cast<std::int64_t>(n);
   }
   void cancel() noexcept override { cancelled_ = true; }
   bool failed() const noexcept override { return failed_; }
@@ -111,6 +110,25 @@ class SimPool final : public mpi::detail::LocalPool {
   // A frame for rank 0: the value's 8 bytes.
   void emit(std::uint64_t v) { mpi::detail::append_frame(data_, std::as_bytes(std::span<const std::uint64_t>(&v, 1))); }
   std::string failure_text() const override { return fmt("node %llu failed on rank %d", (unsigned long long)ran_, rank_); }
+
+  // Every change to queue_ goes through give, take_half and these three, which
+  // keep queued_total_ (the sum over the ranks) in step.
+  void push(const UtsNode& node) {
+    queue_.push_back(node);
+    ++queued_total_;
+  }
+  UtsNode pop_newest() {
+    const UtsNode node = queue_.back();
+    queue_.pop_back();
+    --queued_total_;
+    return node;
+  }
+  std::size_t drop_queued() {
+    const std::size_t n = queue_.size();
+    queue_.clear();
+    queued_total_ -= static_cast<std::int64_t>(n);
+    return n;
+  }
 
   std::deque<UtsNode> queue_;
   std::vector<int> idle_;  // idle worker ids, the next to start last
@@ -397,8 +415,7 @@ void RankSim::finish_node(int rank, int worker) {
     ++result_.leaves;
     if (c_.emit_leaves) r.pool.emit(fingerprint(node));
   } else {
-    for (const UtsNode& child : children_) r.pool.queue_.push_back(child);
-    queued_total_ += static_cast<std::int64_t>(children_.size());
+    for (const UtsNode& child : children_) r.pool.push(child);
   }
   dispatch(rank);
   if (!c_.sleeping_progress) {
@@ -413,17 +430,13 @@ void RankSim::dispatch(int rank) {
   SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
   SimPool& p = r.pool;
   if (p.cancelled_) {
-    result_.dropped += p.queue_.size();
-    queued_total_ -= static_cast<std::int64_t>(p.queue_.size());
-    p.queue_.clear();
+    result_.dropped += p.drop_queued();
     return;
   }
   while (!p.idle_.empty() && !p.queue_.empty()) {
     const int w = p.idle_.back();
     p.idle_.pop_back();
-    r.running[static_cast<std::size_t>(w)] = p.queue_.back();
-    p.queue_.pop_back();
-    --queued_total_;
+    r.running[static_cast<std::size_t>(w)] = p.pop_newest();
     ++p.running_;
     if (r.first_node_ps < 0) r.first_node_ps = now_ps_;
     schedule(now_ps_ + cost_ps_, rank, w, 0);
@@ -495,8 +508,7 @@ void RankSim::check_end() {
 
 RankSimResult RankSim::run() {
   SimRank& start = *ranks_[static_cast<std::size_t>(c_.start_rank)];
-  start.pool.queue_.push_back(workloads::uts_root(c_.tree));
-  ++queued_total_;
+  start.pool.push(workloads::uts_root(c_.tree));
   for (int r = 0; r < c_.ranks; ++r) {
     dispatch(r);
     if (c_.sleeping_progress) wake_at(r, 0, false);
