@@ -152,6 +152,7 @@ struct Message {
   bool counted = false;
   std::vector<std::byte> bytes;
   std::int64_t arrived_ps = -1;  // sleeping_progress: when it reached a rank whose workers ran nodes; else -1
+  std::int64_t arrived_dry_ps = -1;  // sleeping_progress: when a batch of tasks reached a dry rank; else -1
 };
 
 // An event: a worker finishes its node, a message arrives, or (sleeping_progress)
@@ -321,6 +322,8 @@ void RankSim::arrive(std::size_t slot) {
   }
   if (c_.sleeping_progress) {
     d.inbox.push_back(slot);
+    if ((m.tag == mpi::detail::kStealReply || m.tag == mpi::detail::kLifelinePush) && d.pool.dry())
+      messages_[slot].arrived_dry_ps = now_ps_;
     if (d.pool.running_ > 0) {
       messages_[slot].arrived_ps = now_ps_;
       // [MPI-worker-probe]: a worker's next probe finds it and rings the bell.
@@ -349,6 +352,9 @@ void RankSim::hand_over(std::size_t slot) {
   if (m.tag == mpi::detail::kStealRequest && m.arrived_ps >= 0)
     result_.max_busy_request_wait_s =
         std::max(result_.max_busy_request_wait_s, static_cast<double>(now_ps_ - m.arrived_ps) * kPicosecond);
+  if (m.arrived_dry_ps >= 0)
+    result_.max_dry_refill_wait_s =
+        std::max(result_.max_dry_refill_wait_s, static_cast<double>(now_ps_ - m.arrived_dry_ps) * kPicosecond);
   if (m.tag == mpi::detail::kWaveUp && m.dest == 0 &&
       ++root_reports_ == std::min<std::size_t>(static_cast<std::size_t>(c_.protocol.wave_arity),
                                                static_cast<std::size_t>(c_.ranks - 1)))

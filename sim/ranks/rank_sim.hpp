@@ -113,6 +113,10 @@ struct RankSimResult {
   // With sleeping_progress: the longest a steal request waited between reaching a
   // rank whose workers were running nodes and that rank's protocol receiving it.
   double max_busy_request_wait_s = 0;
+  // With sleeping_progress: the longest a batch of tasks (a steal reply or a
+  // lifeline push) waited between reaching a dry rank and that rank's protocol
+  // receiving it: the nap of a progress thread whose workers are idle.
+  double max_dry_refill_wait_s = 0;
   // Counted messages that reached a rank after it had reported to the current
   // wave (the case Safra's colour is for), by tag (index = Tag).
   std::uint64_t crossings[mpi::detail::kTagCount] = {};

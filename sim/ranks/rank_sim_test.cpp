@@ -257,8 +257,9 @@ TEST(RankProtocolAlone, ARoundThatOnlyPassesDataOnIsNotBusy) {
 
 // The progress thread's nap policy (progress_sleep.hpp), which the real loop
 // and the simulator's sleeping rounds share: a rank someone waits on, or that
-// was just asked for work, naps short; one with work that no rank has asked
-// anything for kProgressCalmUs naps longest, and a passive one in between.
+// was just asked for work, or that just ran dry, naps short; one with work
+// that no rank has asked anything for kProgressCalmUs naps longest, and a
+// passive one that has waited kProgressAlertUs in between.
 // Where the workers probe ([MPI-worker-probe]) a rank with work naps
 // kProgressProbedUs whatever it was asked: a thief's request rings it.
 TEST(ProgressNaps, ARankNapsLongerTheLongerNoRankHasAskedItForAnything) {
@@ -274,8 +275,10 @@ TEST(ProgressNaps, ARankNapsLongerTheLongerNoRankHasAskedItForAnything) {
   EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs - 1, !kProbed), 400u);
   EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs, !kProbed), 1280u) << "has work, calm";
   EXPECT_EQ(progress_sleep_us(false, false, kLong, std::uint64_t{1} << 40, !kProbed), 1280u) << "no overflow, same cap";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, !kProbed), 50u) << "ran dry just now: a refill is likely soon";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressAlertUs - 1, !kProbed), 50u);
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressAlertUs, !kProbed), 1000u) << "passive, no refill for long";
   EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressCalmUs, !kProbed), 1000u) << "passive";
-  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, !kProbed), 1000u) << "passive: no thief waits on a rank without work";
 }
 
 TEST(ProgressNaps, ARankWhoseWorkersProbeNapsLongWhileItHasWorkWhateverItWasAsked) {
@@ -286,7 +289,8 @@ TEST(ProgressNaps, ARankWhoseWorkersProbeNapsLongWhileItHasWorkWhateverItWasAske
   EXPECT_EQ(progress_sleep_us(false, false, kLong, 0, kProbed), kProgressProbedUs) << "just asked: a probe rings it";
   EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs, kProbed), kProgressProbedUs);
   EXPECT_EQ(progress_sleep_us(false, true, kLong, 0, kProbed), 50u) << "our own reply is awaited";
-  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, kProbed), 1000u) << "passive: the workers are idle";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, kProbed), 50u) << "passive: the workers are idle, ran dry just now";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressAlertUs, kProbed), 1000u) << "passive: no probe rings it";
   EXPECT_GT(kProgressProbedUs, 1280u) << "longer than any nap without probes";
 }
 
@@ -308,6 +312,22 @@ TEST(RankSim, AStealRequestToABusyRankIsReceivedWithinOneProbeIntervalWhenItsWor
   const RankSimResult napping = run_rank_sim(c);
   ASSERT_TRUE(napping.violations.empty()) << violations(napping);
   EXPECT_GT(napping.max_busy_request_wait_s, 300e-6) << "without probes a request waits for the victim's nap";
+}
+
+// A rank that ran dry asked its lifelines in that round, so it stays alert
+// (progress_sleep.hpp): its naps stay within 50 us, and a push that refills it
+// waits in its inbox no longer than that, though nothing else wakes a progress
+// thread whose workers are idle. With the passive rank's naps growing to 1 ms,
+// as before, the same runs left pushes waiting 72-77 us.
+TEST(RankSim, WithTheProgressThreadsSleepsADryRankReceivesItsRefillWithinAnAlertNap) {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    RankSimConfig c = small(kSmallBinomial, 64, 1, seed);
+    c.sleeping_progress = true;
+    const RankSimResult r = run_rank_sim(c);
+    ASSERT_TRUE(r.violations.empty()) << violations(r);
+    EXPECT_GT(r.max_dry_refill_wait_s, 0.0) << "seed " << seed << ": no batch reached a dry rank: the check saw nothing";
+    EXPECT_LE(r.max_dry_refill_wait_s, 50e-6 + 1e-9) << "seed " << seed << ": longer than an alert nap";
+  }
 }
 
 // spread_s and startup_share say how much of a run's loss is the work's first

@@ -97,9 +97,10 @@ void Progress::run() {
       continue;
     }
     // Nothing happened: nap a little, longer the longer it stays quiet. A passive
-    // rank ends up probing once a millisecond. One with work naps up to 5 ms
-    // while its workers probe for messages ([MPI-worker-probe]) and no lifeline
-    // thief waits on it; else every 50 us while a steal of ours is in flight or
+    // rank probes every 50 us for 2 ms after it ran dry (the push that refills
+    // it waits for the nap to end), then once a millisecond. One with work naps
+    // up to 5 ms while its workers probe for messages ([MPI-worker-probe]) and
+    // no lifeline thief waits on it; else every 50 us while a steal of ours is in flight or
     // for 2 ms after a round that did something (a thief waits for our reply
     // about that long), then every 400 us, and every 1.28 ms once 10 ms pass
     // without one (progress_sleep.hpp).

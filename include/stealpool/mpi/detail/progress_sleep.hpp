@@ -10,7 +10,8 @@
 namespace stealpool::mpi::detail {
 
 // How long a round that did something keeps the rank alert: its next steal
-// request is likely to follow soon (a thief that ran dry once runs dry again).
+// request is likely to follow soon (a thief that ran dry once runs dry again),
+// and so is the push that refills a rank that ran dry.
 inline constexpr std::uint64_t kProgressAlertUs = 2000;
 
 // How long without such a round makes a rank that has work calm: no rank has
@@ -27,8 +28,11 @@ inline constexpr std::uint64_t kProgressCalmUs = 10000;
 inline constexpr std::uint64_t kProgressProbedUs = 5000;
 
 // After `quiet_rounds` quiet rounds in a row (0 for the first), `since_busy_us`
-// after the last round that did something: 5 us doubling, capped at 1 ms while
-// the rank is passive; at 50 us while a steal request of ours awaits its reply;
+// after the last round that did something: 5 us doubling, capped while the rank
+// is passive at 50 us if it did something less than kProgressAlertUs ago (it ran
+// dry and asked its lifelines then: a push that refills it waits in its inbox
+// for the nap to end, since nothing else wakes a rank whose workers are idle),
+// at 1 ms after that; at 50 us while a steal request of ours awaits its reply;
 // at kProgressProbedUs while the rank has work and `probed` (its workers probe
 // and no lifeline thief waits on it); else, while it has work, at 50 us if it
 // did something less than kProgressAlertUs ago (a thief waits for our reply no
@@ -37,10 +41,11 @@ inline constexpr std::uint64_t kProgressProbedUs = 5000;
 // alerting_tag()).
 constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds, std::uint64_t since_busy_us,
                                      bool probed) noexcept {
-  const unsigned cap_us = passive                          ? 1000u
+  const bool alert = since_busy_us < kProgressAlertUs;
+  const unsigned cap_us = passive                          ? (alert ? 50u : 1000u)
                           : hunting                        ? 50u
                           : probed                         ? static_cast<unsigned>(kProgressProbedUs)
-                          : since_busy_us < kProgressAlertUs ? 50u
+                          : alert                          ? 50u
                           : since_busy_us < kProgressCalmUs  ? 400u
                                                              : 1280u;
   return std::min(cap_us, 5u << std::min(quiet_rounds, 10u));
