@@ -39,6 +39,8 @@ constexpr std::int64_t kBusyRoundPs = 1'000'000;  // 1 us
 // With sleeping_progress: from a worker ringing [MPI-dry-bell] (its rank just ran
 // dry) to its napping progress thread running: a futex wake-up, roughly.
 constexpr std::int64_t kBellPs = 5'000'000;  // 5 us
+// A passive rank's progress thread spins (no nap) this long after a busy round.
+constexpr std::int64_t kSpinPs = static_cast<std::int64_t>(mpi::detail::kProgressSpinUs) * 1'000'000;
 
 std::string fmt(const char* format, auto... args) {
   char buf[256];
@@ -153,6 +155,7 @@ struct Message {
   std::vector<std::byte> bytes;
   std::int64_t arrived_ps = -1;  // sleeping_progress: when it reached a rank whose workers ran nodes; else -1
   std::int64_t arrived_dry_ps = -1;  // sleeping_progress: when a batch of tasks reached a dry rank; else -1
+  bool arrived_in_spin = false;      // ... that was passive, within kProgressSpinUs of its last busy round
 };
 
 // An event: a worker finishes its node, a message arrives, or (sleeping_progress)
@@ -200,6 +203,7 @@ struct SimRank {
   std::size_t wake_number = 0;        // sleeping_progress: the pending wake-up's; others are stale
   std::int64_t wake_ps = 0;           // sleeping_progress: when the pending wake-up is due
   bool napping = false;               // sleeping_progress: the pending wake-up ends a nap (a bell can cut it short)
+  bool spinning = false;              // sleeping_progress: no nap, the thread goes round until the wake-up
 };
 
 class RankSim {
@@ -231,7 +235,7 @@ class RankSim {
   void arrive(std::size_t slot);
   void hand_over(std::size_t slot);
   void progress_round(int rank);
-  void wake_at(int rank, std::int64_t at, bool nap);
+  void wake_at(int rank, std::int64_t at, bool nap, bool spin = false);
   void after_step(int rank) {
     if (rank == 0 && ranks_[0]->protocol.terminated() && !declared_) check_termination_declared();
   }
@@ -322,8 +326,12 @@ void RankSim::arrive(std::size_t slot) {
   }
   if (c_.sleeping_progress) {
     d.inbox.push_back(slot);
-    if ((m.tag == mpi::detail::kStealReply || m.tag == mpi::detail::kLifelinePush) && d.pool.dry())
+    if ((m.tag == mpi::detail::kStealReply || m.tag == mpi::detail::kLifelinePush) && d.pool.dry()) {
       messages_[slot].arrived_dry_ps = now_ps_;
+      messages_[slot].arrived_in_spin = d.protocol.passive() && now_ps_ - d.last_busy_ps < kSpinPs;
+    }
+    // A spinning progress thread takes the message at its next round.
+    if (d.spinning && d.wake_ps > now_ps_ + kBusyRoundPs) wake_at(m.dest, now_ps_ + kBusyRoundPs, false);
     if (d.pool.running_ > 0) {
       messages_[slot].arrived_ps = now_ps_;
       // [MPI-worker-probe]: a worker's next probe finds it and rings the bell.
@@ -352,9 +360,14 @@ void RankSim::hand_over(std::size_t slot) {
   if (m.tag == mpi::detail::kStealRequest && m.arrived_ps >= 0)
     result_.max_busy_request_wait_s =
         std::max(result_.max_busy_request_wait_s, static_cast<double>(now_ps_ - m.arrived_ps) * kPicosecond);
-  if (m.arrived_dry_ps >= 0)
-    result_.max_dry_refill_wait_s =
-        std::max(result_.max_dry_refill_wait_s, static_cast<double>(now_ps_ - m.arrived_dry_ps) * kPicosecond);
+  if (m.arrived_dry_ps >= 0) {
+    const double waited_s = static_cast<double>(now_ps_ - m.arrived_dry_ps) * kPicosecond;
+    result_.max_dry_refill_wait_s = std::max(result_.max_dry_refill_wait_s, waited_s);
+    if (m.arrived_in_spin) {
+      ++result_.spin_refills;
+      result_.max_spin_refill_wait_s = std::max(result_.max_spin_refill_wait_s, waited_s);
+    }
+  }
   if (m.tag == mpi::detail::kWaveUp && m.dest == 0 &&
       ++root_reports_ == std::min<std::size_t>(static_cast<std::size_t>(c_.protocol.wave_arity),
                                                static_cast<std::size_t>(c_.ranks - 1)))
@@ -384,20 +397,27 @@ void RankSim::progress_round(int rank) {
   } else {
     const auto since_busy_us = static_cast<std::uint64_t>((now_ps_ - r.last_busy_ps) / 1'000'000);
     const bool probed = probe_ps_ > 0 && !r.protocol.holds_lifeline_thieves() && !r.pool.dry();
-    next = now_ps_ + static_cast<std::int64_t>(mpi::detail::progress_sleep_us(r.protocol.passive(), r.protocol.hunting(),
-                                                                              r.quiet_rounds, since_busy_us, probed)) *
-                         1'000'000;
+    const unsigned nap_us = mpi::detail::progress_sleep_us(r.protocol.passive(), r.protocol.hunting(), r.quiet_rounds,
+                                                           since_busy_us, probed);
     ++r.quiet_rounds;
+    if (nap_us == 0) {
+      // Spinning: the real thread goes round every microsecond or so; here it
+      // runs a round when a message arrives (arrive()) and when the spin ends.
+      wake_at(rank, std::max(r.last_busy_ps + kSpinPs, now_ps_ + kBusyRoundPs), false, true);
+      return;
+    }
+    next = now_ps_ + static_cast<std::int64_t>(nap_us) * 1'000'000;
   }
   wake_at(rank, next, !busy);
 }
 
 // sleeping_progress: the progress thread of `rank` runs its next round at `at`
 // (a nap if `nap`), instead of at the wake-up pending so far.
-void RankSim::wake_at(int rank, std::int64_t at, bool nap) {
+void RankSim::wake_at(int rank, std::int64_t at, bool nap, bool spin) {
   SimRank& r = *ranks_[static_cast<std::size_t>(rank)];
   r.wake_ps = at;
   r.napping = nap;
+  r.spinning = spin;
   schedule(at, rank, kWake, ++r.wake_number);
 }
 

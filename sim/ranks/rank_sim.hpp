@@ -117,6 +117,11 @@ struct RankSimResult {
   // lifeline push) waited between reaching a dry rank and that rank's protocol
   // receiving it: the nap of a progress thread whose workers are idle.
   double max_dry_refill_wait_s = 0;
+  // Of those batches, the ones that reached a passive rank within
+  // kProgressSpinUs of its last busy round (the round that asked its
+  // lifelines; its progress thread spins then): how many, and the longest wait.
+  std::uint64_t spin_refills = 0;
+  double max_spin_refill_wait_s = 0;
   // Counted messages that reached a rank after it had reported to the current
   // wave (the case Safra's colour is for), by tag (index = Tag).
   std::uint64_t crossings[mpi::detail::kTagCount] = {};

@@ -256,8 +256,9 @@ TEST(RankProtocolAlone, ARoundThatOnlyPassesDataOnIsNotBusy) {
 }
 
 // The progress thread's nap policy (progress_sleep.hpp), which the real loop
-// and the simulator's sleeping rounds share: a rank someone waits on, or that
-// was just asked for work, or that just ran dry, naps short; one with work
+// and the simulator's sleeping rounds share: a rank that just ran dry does not
+// nap; one someone waits on, or that was just asked for work, or that ran dry
+// less than kProgressAlertUs ago, naps short; one with work
 // that no rank has asked anything for kProgressCalmUs naps longest, and a
 // passive one that has waited kProgressAlertUs in between.
 // Where the workers probe ([MPI-worker-probe]) a rank with work naps
@@ -275,7 +276,9 @@ TEST(ProgressNaps, ARankNapsLongerTheLongerNoRankHasAskedItForAnything) {
   EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs - 1, !kProbed), 400u);
   EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs, !kProbed), 1280u) << "has work, calm";
   EXPECT_EQ(progress_sleep_us(false, false, kLong, std::uint64_t{1} << 40, !kProbed), 1280u) << "no overflow, same cap";
-  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, !kProbed), 50u) << "ran dry just now: a refill is likely soon";
+  EXPECT_EQ(progress_sleep_us(true, false, 0, 0, !kProbed), 0u) << "ran dry just now: spins for its refill";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressSpinUs - 1, !kProbed), 0u);
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressSpinUs, !kProbed), 50u) << "then alert";
   EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressAlertUs - 1, !kProbed), 50u);
   EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressAlertUs, !kProbed), 1000u) << "passive, no refill for long";
   EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressCalmUs, !kProbed), 1000u) << "passive";
@@ -289,7 +292,8 @@ TEST(ProgressNaps, ARankWhoseWorkersProbeNapsLongWhileItHasWorkWhateverItWasAske
   EXPECT_EQ(progress_sleep_us(false, false, kLong, 0, kProbed), kProgressProbedUs) << "just asked: a probe rings it";
   EXPECT_EQ(progress_sleep_us(false, false, kLong, kProgressCalmUs, kProbed), kProgressProbedUs);
   EXPECT_EQ(progress_sleep_us(false, true, kLong, 0, kProbed), 50u) << "our own reply is awaited";
-  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, kProbed), 50u) << "passive: the workers are idle, ran dry just now";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, 0, kProbed), 0u) << "passive: the workers are idle, ran dry just now";
+  EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressSpinUs, kProbed), 50u) << "passive: alert";
   EXPECT_EQ(progress_sleep_us(true, false, kLong, kProgressAlertUs, kProbed), 1000u) << "passive: no probe rings it";
   EXPECT_GT(kProgressProbedUs, 1280u) << "longer than any nap without probes";
 }
@@ -314,18 +318,24 @@ TEST(RankSim, AStealRequestToABusyRankIsReceivedWithinOneProbeIntervalWhenItsWor
   EXPECT_GT(napping.max_busy_request_wait_s, 300e-6) << "without probes a request waits for the victim's nap";
 }
 
-// A rank that ran dry asked its lifelines in that round, so it stays alert
-// (progress_sleep.hpp): its naps stay within 50 us, and a push that refills it
-// waits in its inbox no longer than that, though nothing else wakes a progress
-// thread whose workers are idle. With the passive rank's naps growing to 1 ms,
-// as before, the same runs left pushes waiting 72-77 us.
-TEST(RankSim, WithTheProgressThreadsSleepsADryRankReceivesItsRefillWithinAnAlertNap) {
+// A rank that runs dry asks its lifelines in that round, and nothing wakes its
+// napping progress thread when the push that refills it arrives
+// (progress_sleep.hpp). So for kProgressSpinUs it goes round without napping,
+// and takes a batch that comes then within a round (1 us in the model; up to
+// 40 us with the 5 us doubling naps of before); after that it naps at most
+// 50 us for kProgressAlertUs (up to 1 ms before). A one-way latency of 20-40 us
+// brings batches in both spells: the same runs left them waiting 133-148 us
+// with the passive naps at 1 ms.
+TEST(RankSim, WithTheProgressThreadsSleepsADryRankTakesItsRefillWithinARoundThenWithinAnAlertNap) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     RankSimConfig c = small(kSmallBinomial, 64, 1, seed);
     c.sleeping_progress = true;
+    c.latency_s = 20e-6;  // x (1 + jitter U[0,1))
     const RankSimResult r = run_rank_sim(c);
     ASSERT_TRUE(r.violations.empty()) << violations(r);
-    EXPECT_GT(r.max_dry_refill_wait_s, 0.0) << "seed " << seed << ": no batch reached a dry rank: the check saw nothing";
+    EXPECT_GT(r.spin_refills, 0u) << "seed " << seed << ": no batch reached a rank that had just run dry";
+    EXPECT_LE(r.max_spin_refill_wait_s, 1e-6 + 1e-9) << "seed " << seed << ": longer than a round";
+    EXPECT_GT(r.max_dry_refill_wait_s, 0.0) << "seed " << seed << ": no batch reached a dry rank";
     EXPECT_LE(r.max_dry_refill_wait_s, 50e-6 + 1e-9) << "seed " << seed << ": longer than an alert nap";
   }
 }

@@ -66,7 +66,7 @@ void print_result(const RankSimConfig& c, const RankSimResult& r, bool per_rank)
   std::printf("tree=%s ranks=%d workers=%d progress=%s worker_probe_us=%g latency_us=%g bandwidth_gbps=%g seed=%llu nodes=%llu "
               "leaves=%llu depth=%d "
               "time_s=%.6f detect_s=%.6f serial_s=%.6f efficiency=%.3f messages=%llu bytes=%llu waves=%llu crossings=%llu dropped=%llu "
-              "data_frames=%llu max_busy_request_wait_us=%.1f max_dry_refill_wait_us=%.1f spread_s=%.6f startup_share=%.3f queued_per_worker=%.1f busy_by_tenth=",
+              "data_frames=%llu max_busy_request_wait_us=%.1f max_dry_refill_wait_us=%.1f spin_refills=%llu max_spin_refill_wait_us=%.1f spread_s=%.6f startup_share=%.3f queued_per_worker=%.1f busy_by_tenth=",
               c.tree.name, c.ranks, c.workers, c.sleeping_progress ? "sleeping" : "polling",
               c.sleeping_progress ? c.worker_probe_s * 1e6 : 0.0, c.latency_s * 1e6, c.bandwidth_Bps * 8 / 1e9,
               static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(r.nodes),
@@ -74,7 +74,8 @@ void print_result(const RankSimConfig& c, const RankSimResult& r, bool per_rank)
               static_cast<unsigned long long>(r.messages), static_cast<unsigned long long>(r.bytes),
               static_cast<unsigned long long>(r.token_waves), static_cast<unsigned long long>(r.total_crossings()),
               static_cast<unsigned long long>(r.dropped), static_cast<unsigned long long>(r.data_frames),
-              r.max_busy_request_wait_s * 1e6, r.max_dry_refill_wait_s * 1e6, r.spread_s, r.startup_share, r.queued_per_worker);
+              r.max_busy_request_wait_s * 1e6, r.max_dry_refill_wait_s * 1e6,
+              static_cast<unsigned long long>(r.spin_refills), r.max_spin_refill_wait_s * 1e6, r.spread_s, r.startup_share, r.queued_per_worker);
   for (int i = 0; i < 10; ++i) std::printf(i == 0 ? "%.2f" : ",%.2f", r.busy_by_tenth[i]);
   std::printf("\n");
   if (!per_rank) return;

@@ -97,18 +97,20 @@ void Progress::run() {
       continue;
     }
     // Nothing happened: nap a little, longer the longer it stays quiet. A passive
-    // rank probes every 50 us for 2 ms after it ran dry (the push that refills
-    // it waits for the nap to end), then once a millisecond. One with work naps
-    // up to 5 ms while its workers probe for messages ([MPI-worker-probe]) and
-    // no lifeline thief waits on it; else every 50 us while a steal of ours is in flight or
-    // for 2 ms after a round that did something (a thief waits for our reply
-    // about that long), then every 400 us, and every 1.28 ms once 10 ms pass
-    // without one (progress_sleep.hpp).
+    // rank goes round without a nap for 50 us after it ran dry and then probes
+    // every 50 us for 2 ms (the push that refills it waits for a nap to end),
+    // then once a millisecond. One with work naps up to 5 ms while its workers
+    // probe for messages ([MPI-worker-probe]) and no lifeline thief waits on it;
+    // else every 50 us while a steal of ours is in flight or for 2 ms after a
+    // round that did something (a thief waits for our reply about that long),
+    // then every 400 us, and every 1.28 ms once 10 ms pass without one
+    // (progress_sleep.hpp).
     const auto since_busy = std::chrono::duration_cast<std::chrono::microseconds>(now - last_busy).count();
     const bool probed = probe_.enabled() && !protocol_.holds_lifeline_thieves() && !pool_.dry();
     const unsigned us = progress_sleep_us(protocol_.passive(), protocol_.hunting(), quiet_rounds,
                                           static_cast<std::uint64_t>(std::max<std::int64_t>(since_busy, 0)), probed);
     ++quiet_rounds;
+    if (us == 0) continue;  // a refill is due: the rank spins (its workers are idle)
     ++protocol_.metrics().progress_naps;
     mpi_calls.unlock();
     pool_.nap(std::chrono::microseconds(us));  // ends early when the rank runs dry ([MPI-dry-bell]) or a probe rings

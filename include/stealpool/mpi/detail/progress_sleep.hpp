@@ -27,20 +27,28 @@ inline constexpr std::uint64_t kProgressCalmUs = 10000;
 // not nap this long).
 inline constexpr std::uint64_t kProgressProbedUs = 5000;
 
+// How long a passive rank goes round without napping after a round that did
+// something (it ran dry and asked its lifelines then): the push that refills
+// it usually comes within this, and a push that reaches a napping rank waits
+// for the nap to end, since nothing wakes a rank whose workers are idle. Its
+// workers are idle, so the spin takes no core from them on a node with a core
+// a thread; on an oversubscribed one it costs at most this per dry spell.
+inline constexpr std::uint64_t kProgressSpinUs = 50;
+
 // After `quiet_rounds` quiet rounds in a row (0 for the first), `since_busy_us`
-// after the last round that did something: 5 us doubling, capped while the rank
-// is passive at 50 us if it did something less than kProgressAlertUs ago (it ran
-// dry and asked its lifelines then: a push that refills it waits in its inbox
-// for the nap to end, since nothing else wakes a rank whose workers are idle),
-// at 1 ms after that; at 50 us while a steal request of ours awaits its reply;
-// at kProgressProbedUs while the rank has work and `probed` (its workers probe
-// and no lifeline thief waits on it); else, while it has work, at 50 us if it
-// did something less than kProgressAlertUs ago (a thief waits for our reply no
-// longer than this), at 400 us if less than kProgressCalmUs ago, and at
-// 1,280 us after that. Passing data on is not "something" (rank_protocol.hpp,
+// after the last round that did something: 0 (no nap: go round again) while the
+// rank is passive and did something less than kProgressSpinUs ago; else 5 us
+// doubling, capped while the rank is passive at 50 us if it did something less
+// than kProgressAlertUs ago, at 1 ms after that; at 50 us while a steal request
+// of ours awaits its reply; at kProgressProbedUs while the rank has work and
+// `probed` (its workers probe and no lifeline thief waits on it); else, while
+// it has work, at 50 us if it did something less than kProgressAlertUs ago (a
+// thief waits for our reply no longer than this), at 400 us if less than
+// kProgressCalmUs ago, and at 1,280 us after that. Passing data on is not "something" (rank_protocol.hpp,
 // alerting_tag()).
 constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds, std::uint64_t since_busy_us,
                                      bool probed) noexcept {
+  if (passive && since_busy_us < kProgressSpinUs) return 0;
   const bool alert = since_busy_us < kProgressAlertUs;
   const unsigned cap_us = passive                          ? (alert ? 50u : 1000u)
                           : hunting                        ? 50u
