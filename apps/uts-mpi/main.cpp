@@ -7,6 +7,8 @@
 //   --trace FILE: the run's timeline, a process per rank (Perfetto UI opens it)
 //   --worker-probe-us P: DistConfig::worker_probe_us (100; 0: the workers never probe)
 //   --random-steals N: DistConfig::random_steals (random victims tried before the lifelines)
+//   --unweighted: steals take half of a victim's spare nodes, not half of its
+//   expected work (DistExecutor::weigh_tasks with UtsExpectedNodes, the default)
 //   stealpool-uts-mpi --tree T1 --serial      the serial walk, no executor
 //   (the benchmark's baseline, timed the same way)
 //
@@ -44,6 +46,7 @@ struct Options {
   std::string trace;    // --trace FILE: written by rank 0
   std::uint32_t worker_probe_us = stealpool::mpi::DistConfig{}.worker_probe_us;
   std::size_t random_steals = stealpool::mpi::DistConfig{}.random_steals;
+  bool weighted = true;  // DistExecutor::weigh_tasks by each node's expected subtree
 };
 
 struct Counts {
@@ -54,7 +57,7 @@ struct Counts {
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics] [--serial] "
-               "[--trace FILE] [--worker-probe-us P] [--random-steals N]\n",
+               "[--trace FILE] [--worker-probe-us P] [--random-steals N] [--unweighted]\n",
                what.c_str());
   std::exit(2);
 }
@@ -92,6 +95,8 @@ Options parse(int argc, char** argv) {
       o.worker_probe_us = static_cast<std::uint32_t>(whole_number(arg, value(), 0, 1'000'000));
     } else if (arg == "--random-steals") {
       o.random_steals = whole_number(arg, value(), 0, 1024);
+    } else if (arg == "--unweighted") {
+      o.weighted = false;
     } else if (arg == "--metrics") {
       o.metrics = true;
     } else if (arg == "--serial") {
@@ -159,6 +164,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
         c.depth = std::max(c.depth, node.height);
         for (int i = 0; i < n; ++i) ctx.spawn(stealpool::workloads::uts_child(node, i));
       });
+  if (o.weighted) ex.weigh_tasks(stealpool::workloads::UtsExpectedNodes(tree));
   if (env.rank() == 0) ex.seed(stealpool::workloads::uts_root(tree));  // all the work starts on rank 0, as in UTS
   MPI_Barrier(MPI_COMM_WORLD);
   ex.run();

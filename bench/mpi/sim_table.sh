@@ -6,7 +6,8 @@
 # (InfiniBand-class: 1.5 us, 100 Gbit/s; Ethernet: 50 us, 10 Gbit/s), at 16, 64,
 # 256 and 1,024 ranks (default): efficiency = serial time / (ranks x workers x
 # simulated time), then the simulated time and, of it, the termination
-# detection (from the last node's end to the last rank's exit), in ms. Seed 1
+# detection (from the last node's end to the last rank's exit), in ms. Steals
+# weigh the nodes (--weigh), as stealpool-uts-mpi does. Seed 1
 # (a run is deterministic). progress: polling (default: the progress thread
 # answers each message when it arrives) or sleeping (it follows the real
 # Progress::run() rounds and sleeps; sim/ranks/README.md). The
@@ -33,7 +34,7 @@ for tree in $trees; do
       printf '| %s | %s | %s |' "$tree" "$workers" "$name"
       for ranks in "${rank_counts[@]}"; do
         out=$(nice -n 19 "$exe" ranks --tree "$tree" --ranks "$ranks" --workers "$workers" \
-                --latency-us "$lat" --bandwidth-gbps "$bw" --progress "$progress" --seed 1) || {
+                --latency-us "$lat" --bandwidth-gbps "$bw" --progress "$progress" --weigh --seed 1) || {
           echo "$out" >&2
           exit 1
         }

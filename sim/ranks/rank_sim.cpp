@@ -3,6 +3,7 @@
 #include "rank_sim.hpp"
 
 #include "stealpool/mpi/detail/frames.hpp"
+#include "stealpool/mpi/detail/take_by_weight.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -65,9 +66,10 @@ std::uint64_t fingerprint(const UtsNode& n) {
 // its private tail; the queue here is the rank's, so the split is the rank's).
 class SimPool final : public mpi::detail::LocalPool {
  public:
-  SimPool(int rank, int workers, std::int64_t& queued_total)
+  // `weigh`: nullptr, or [MPI-take-by-weight]'s weights (outlives the pool).
+  SimPool(int rank, int workers, std::int64_t& queued_total, const workloads::UtsExpectedNodes* weigh)
       : idle_(static_cast<std::size_t>(workers)), visible_floor_(16 * static_cast<std::size_t>(workers)),
-        queued_total_(queued_total), rank_(rank) {
+        queued_total_(queued_total), weigh_(weigh), rank_(rank) {
     for (int w = workers - 1; w >= 0; --w) idle_[static_cast<std::size_t>(workers - 1 - w)] = w;
   }
   bool dry() const noexcept override { return queue_.empty() && running_ == 0; }
@@ -77,7 +79,15 @@ class SimPool final : public mpi::detail::LocalPool {
   std::size_t take_half(std::size_t max, std::vector<std::byte>& out) override {
     const std::size_t queued = queue_.size();
     const std::size_t visible = std::min(queued, std::max(visible_floor_, (queued + 2) / 3));
-    const std::size_t n = std::min(max, visible / 2);
+    std::size_t n = std::min(max, visible / 2);
+    if (weigh_ != nullptr && n > 1) {
+      // [MPI-take-by-weight]: the oldest tasks_to_send() of the n go; the rest
+      // stay where they are, at the old end, as the real rank's go back to its
+      // injector, which the next take reads first.
+      weights_.clear();
+      for (std::size_t i = 0; i < n; ++i) weights_.push_back((*weigh_)(queue_[i]));
+      n = mpi::detail::tasks_to_send(weights_);
+    }
     const std::size_t at = out.size();
     out.resize(at + n * sizeof(UtsNode));
     for (std::size_t i = 0; i < n; ++i) {
@@ -136,6 +146,8 @@ class SimPool final : public mpi::detail::LocalPool {
   std::vector<int> idle_;  // idle worker ids, the next to start last
   std::size_t visible_floor_;  // 16 a worker: what a take sees of a short queue
   std::int64_t& queued_total_;  // RankSim's: the nodes queued on every rank (for queued_per_worker)
+  const workloads::UtsExpectedNodes* weigh_;  // nullptr: a take sends half of the visible nodes
+  std::vector<double> weights_;               // of a take's nodes
   int running_ = 0;
   std::uint64_t ran_ = 0;   // nodes run here
   bool cancelled_ = false;  // dropping nodes: a cancel came, or a node here failed
@@ -187,8 +199,9 @@ class SimTransport final : public mpi::detail::Transport {
 };
 
 struct SimRank {
-  SimRank(RankSim& sim, int rank, int size, int workers, const mpi::detail::ProtocolConfig& pc, std::int64_t& queued_total)
-      : pool(rank, workers, queued_total), transport(sim, rank), protocol(rank, size, pc, pool, transport) {}
+  SimRank(RankSim& sim, int rank, int size, int workers, const mpi::detail::ProtocolConfig& pc, std::int64_t& queued_total,
+          const workloads::UtsExpectedNodes* weigh)
+      : pool(rank, workers, queued_total, weigh), transport(sim, rank), protocol(rank, size, pc, pool, transport) {}
   SimPool pool;
   SimTransport transport;
   RankProtocol protocol;
@@ -216,7 +229,8 @@ class RankSim {
     pc.seed = c.seed;
     ranks_.reserve(static_cast<std::size_t>(c.ranks));
     for (int r = 0; r < c.ranks; ++r) {
-      ranks_.emplace_back(std::make_unique<SimRank>(*this, r, c.ranks, c.workers, pc, queued_total_));
+      ranks_.emplace_back(std::make_unique<SimRank>(*this, r, c.ranks, c.workers, pc, queued_total_,
+                                                    c.weigh_tasks ? &expected_nodes_ : nullptr));
       ranks_.back()->running.resize(static_cast<std::size_t>(c.workers));
     }
     fingerprints_.reserve(c.tree.nodes != 0 ? c.tree.nodes : 1u << 16);
@@ -252,6 +266,7 @@ class RankSim {
   void check_end();
 
   const RankSimConfig& c_;
+  const workloads::UtsExpectedNodes expected_nodes_{c_.tree};  // c.weigh_tasks: the ranks' weights
   XorShift64 rng_;  // jitter
   const std::int64_t cost_ps_;
   const std::int64_t probe_ps_;  // [MPI-worker-probe]: the interval; 0: the workers do not probe

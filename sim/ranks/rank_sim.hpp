@@ -35,6 +35,11 @@ struct RankSimConfig {
   int fail_rank = -1;
   std::uint64_t fail_after = 0;
   mpi::detail::ProtocolConfig protocol{};  // random_steals, max_batch, mutant (its seed is `seed`)
+  // A take for another rank weighs the nodes it took by their expected
+  // subtrees (workloads::UtsExpectedNodes) and sends about half of the spare
+  // work ([MPI-take-by-weight]), as stealpool-uts-mpi does; false: half of the
+  // spare nodes, as a DistExecutor without weigh_tasks.
+  bool weigh_tasks = false;
   // false: the progress thread handles each message when it arrives and decides
   // after every event of its rank (a thread that polls without pause). true: it
   // runs the real Progress::run() rounds: receive up to 64 arrived messages, one

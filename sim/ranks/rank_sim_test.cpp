@@ -15,6 +15,7 @@
 #include "rank_sim.hpp"
 #include "stealpool/mpi/detail/frames.hpp"
 #include "stealpool/mpi/detail/progress_sleep.hpp"
+#include "stealpool/mpi/detail/take_by_weight.hpp"
 
 namespace stealpool::sim::ranks {
 namespace {
@@ -39,14 +40,18 @@ std::string violations(const RankSimResult& r) {
   return all;
 }
 
+// With weighed takes too ([MPI-take-by-weight]): a take sends part of what it
+// took and leaves the rest where it was.
 TEST(RankSim, EveryNodeRunsExactlyOnceAt1_2_16_64And1024Ranks) {
   for (const auto* tree : {&kSmallGeometric, &kSmallBinomial}) {
     const workloads::UtsStats serial = workloads::uts_serial(*tree);
     for (int ranks : {1, 2, 16, 64, 1024}) {
       for (int workers : {1, 2}) {
-        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-          const RankSimResult r = run_rank_sim(small(*tree, ranks, workers, seed));
-          SCOPED_TRACE(std::string(tree->name) + " ranks " + std::to_string(ranks));
+        for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+          RankSimConfig c = small(*tree, ranks, workers, seed);
+          c.weigh_tasks = seed > 2;
+          const RankSimResult r = run_rank_sim(c);
+          SCOPED_TRACE(std::string(tree->name) + " ranks " + std::to_string(ranks) + (c.weigh_tasks ? " weighed" : ""));
           ASSERT_TRUE(r.violations.empty()) << violations(r);
           EXPECT_EQ(r.nodes, serial.nodes);
           EXPECT_EQ(r.leaves, serial.leaves);
@@ -316,6 +321,51 @@ TEST(RankSim, AStealRequestToABusyRankIsReceivedWithinOneProbeIntervalWhenItsWor
   const RankSimResult napping = run_rank_sim(c);
   ASSERT_TRUE(napping.violations.empty()) << violations(napping);
   EXPECT_GT(napping.max_busy_request_wait_s, 300e-6) << "without probes a request waits for the victim's nap";
+}
+
+// [MPI-take-by-weight]'s rule (take_by_weight.hpp), which the real rank and
+// the simulator's both follow: the oldest prefix of the tasks taken whose
+// weight is closest to half of theirs plus as many again at the youngest's.
+TEST(TakeByWeight, EqualWeightsSendTheWholeTakeAndADepthFirstQueueItsOldestFew) {
+  using mpi::detail::tasks_to_send;
+  EXPECT_EQ(tasks_to_send({}), 0u);
+  const std::vector<double> one{7.0};
+  EXPECT_EQ(tasks_to_send(one), 1u);
+  const std::vector<double> equal(9, 3.0);
+  EXPECT_EQ(tasks_to_send(equal), 9u) << "alike tasks: half of the tasks is half of the work";
+  // The oldest third of a depth-first queue of a tree with 4 children a node:
+  // three siblings of each height, each a quarter of its parent's subtree.
+  const std::vector<double> depth_first{341, 341, 341, 85, 85, 85, 21};
+  EXPECT_EQ(tasks_to_send(depth_first), 2u) << "2 of the 3 oldest: half of 1,446";
+  const std::vector<double> one_heavy{1000, 1, 1, 1};
+  EXPECT_EQ(tasks_to_send(one_heavy), 1u);
+  const std::vector<double> tie{4, 2, 2};  // 8 + 3 x 2 = 14: the prefixes of 6 and 8 are 1 from 7
+  EXPECT_EQ(tasks_to_send(tie), 2u) << "the shorter prefix on a tie";
+}
+
+// On a depth-first queue of a geometric tree, half of the tasks is nearly all
+// of the work: weighed, a steal sends fewer nodes a batch, and the thief keeps
+// what it got for longer, so fewer batches move at all.
+TEST(RankSim, WeighedTakesMoveFewerNodesOfAGeometricTreeInFewerBatches) {
+  RankSimConfig c = small(kSmallGeometric, 16, 1, 1);
+  const RankSimResult plain = run_rank_sim(c);
+  c.weigh_tasks = true;
+  const RankSimResult weighed = run_rank_sim(c);
+  ASSERT_TRUE(plain.violations.empty()) << violations(plain);
+  ASSERT_TRUE(weighed.violations.empty()) << violations(weighed);
+  auto moved = [](const RankSimResult& r) {
+    std::uint64_t batches = 0, tasks = 0;
+    for (const auto& m : r.per_rank) {
+      batches += m.batches_stolen;
+      tasks += m.tasks_stolen;
+    }
+    return std::pair{batches, tasks};
+  };
+  const auto [plain_batches, plain_tasks] = moved(plain);
+  const auto [weighed_batches, weighed_tasks] = moved(weighed);
+  ASSERT_GT(weighed_batches, 0u);
+  EXPECT_LT(weighed_tasks * plain_batches, plain_tasks * weighed_batches) << "fewer nodes a batch";
+  EXPECT_LT(weighed_batches, plain_batches);
 }
 
 // A rank that runs dry asks its lifelines in that round, and nothing wakes its

@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <mutex>
 #include <new>
@@ -455,7 +457,9 @@ bool at_funneled_the_workers_never_probe() {
 
 // A small UTS tree (T1's shape cut at depth 7, about 65,000 nodes), counted by the
 // distributed executor and compared with the serial walk.
-bool uts_small_tree_counts_match_serial(std::size_t workers) {
+// With `weighed`, each node weighs its expected subtree ([MPI-take-by-weight]):
+// a steal sends part of what it took and hands the rest back to its rank.
+bool uts_small_tree_counts_match_serial(std::size_t workers, bool weighed) {
   using uts::UtsNode;
   static constexpr uts::UtsTree kTree{"T1-depth7", uts::UtsType::kGeometric, 4.0, 19, 0, 0.0,
                                       uts::UtsShape::kFixed, 7, 0, 0, 0};
@@ -471,6 +475,7 @@ bool uts_small_tree_counts_match_serial(std::size_t workers) {
                                           if (k == 0) ++ctx.scratch().leaves;
                                           for (int i = 0; i < k; ++i) ctx.spawn(uts::uts_child(n, i));
                                         });
+  if (weighed) ex.weigh_tasks(uts::UtsExpectedNodes(kTree));
   if (ex.rank() == 0) ex.seed(uts::uts_root(kTree));
   ex.run();
   Counts mine;
@@ -822,45 +827,72 @@ bool a_rank_given_up_with_tasks_queued_drops_and_frees_them() {
   return given_up_counts(live_before, m, 1, 99);
 }
 
-// [MPI-private-tail]: a task that spawns 1,000 children keeps most of them
-// private, but before the worker runs the first of them its deque holds at
-// least half as many as its tail: a third of the tasks, the oldest, where a
-// steal from another rank (take_half, as Progress calls it) finds them. Driven
-// on the rank's workers directly, the worker held in the first child.
-bool a_worker_keeps_a_third_of_its_spawned_tasks_where_a_steal_finds_them() {
+// A rank's workers driven directly, as the progress thread drives them: task
+// -1 spawns kHeldChildren children and its worker runs the newest, which
+// holds it until the take (LocalPool::take_half, with `weight` as
+// DistExecutor::weigh_tasks would set it; empty: none) has run; then every
+// task runs and the pool stops.
+constexpr std::int32_t kHeldChildren = 1000;
+
+struct HeldTake {
+  std::size_t sent = 0;
+  std::vector<std::int32_t> wire_tasks;
+  std::vector<int> runs;  // [child]: times it ran on the rank
+  mpi::RankMetrics metrics;
+  bool failed = false;
+  std::string failure;
+};
+
+HeldTake take_from_a_held_worker(std::function<double(const std::int32_t&)> weight) {
   using Pool = mpi::detail::RankWorkers<std::int32_t, int>;
-  constexpr std::int32_t kChildren = 1000;
   std::atomic<bool> started{false};
   std::atomic<bool> release{false};
-  std::vector<std::atomic<int>> runs(kChildren);
-  mpi::RankMetrics m;
+  std::vector<std::atomic<int>> runs(kHeldChildren);
+  HeldTake r;
   std::vector<std::byte> wire;
-  std::size_t taken = 0;
   {
     Pool pool(mpi::DistConfig{}, 0, [](std::size_t) { return 0; },
               [&](std::int32_t t, mpi::Context<std::int32_t, int>& ctx) {
                 if (t < 0) {
-                  for (std::int32_t i = 0; i < kChildren; ++i) ctx.spawn(i);
+                  for (std::int32_t i = 0; i < kHeldChildren; ++i) ctx.spawn(i);
                   return;
                 }
                 runs[static_cast<std::size_t>(t)].fetch_add(1, std::memory_order::relaxed);
-                if (t != kChildren - 1) return;  // the newest child runs first, and waits for the take
+                if (t != kHeldChildren - 1) return;  // the newest child runs first, and waits for the take
                 started.store(true, std::memory_order::release);
                 const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
                 while (!release.load(std::memory_order::acquire) && std::chrono::steady_clock::now() < give_up)
                   std::this_thread::yield();
               });
+    pool.set_weigher(std::move(weight));
     const std::int32_t root = -1;
     pool.seed(&root, 1);
     pool.start();
     pool.open_gate();
     while (!started.load(std::memory_order::acquire)) std::this_thread::yield();
-    taken = pool.take_half(std::size_t{1} << 20, wire);
+    r.sent = pool.take_half(std::size_t{1} << 20, wire);
     release.store(true, std::memory_order::release);
     while (!pool.dry()) pool.nap(std::chrono::milliseconds(10));
+    r.failed = pool.failed();
+    if (r.failed) r.failure = pool.failure_text();
     pool.stop_and_join();
-    pool.add_metrics(m);
+    pool.add_metrics(r.metrics);
   }
+  mpi::detail::TaskWire<std::int32_t>::for_each(wire, r.sent, [&](std::int32_t&& t) { r.wire_tasks.push_back(t); });
+  for (const auto& n : runs) r.runs.push_back(n.load());
+  return r;
+}
+
+// [MPI-private-tail]: a task that spawns 1,000 children keeps most of them
+// private, but before the worker runs the first of them its deque holds at
+// least half as many as its tail: a third of the tasks, the oldest, where a
+// steal from another rank (take_half, as Progress calls it) finds them.
+bool a_worker_keeps_a_third_of_its_spawned_tasks_where_a_steal_finds_them() {
+  constexpr std::int32_t kChildren = kHeldChildren;
+  const HeldTake r = take_from_a_held_worker(nullptr);
+  const std::size_t taken = r.sent;
+  const mpi::RankMetrics& m = r.metrics;
+  if (r.failed) return fail("the rank failed: " + r.failure);
   // The deque held 16 (kVisibleTasks) after the spawns, then the worker moved
   // the oldest private ones until it held half as many as the tail: 334 of 1,000.
   if (taken < 150)
@@ -868,19 +900,57 @@ bool a_worker_keeps_a_third_of_its_spawned_tasks_where_a_steal_finds_them() {
   std::vector<bool> was_taken(kChildren, false);
   std::int32_t next_oldest = 0;
   bool oldest_first = true;
-  mpi::detail::TaskWire<std::int32_t>::for_each(wire, taken, [&](std::int32_t&& t) {
+  for (const std::int32_t t : r.wire_tasks) {
     if (t != next_oldest++) oldest_first = false;
     if (t >= 0 && t < kChildren) was_taken[static_cast<std::size_t>(t)] = true;
-  });
+  }
   if (!oldest_first) return fail("the steal did not take the oldest tasks first");
   for (std::int32_t i = 0; i < kChildren; ++i) {
-    const int ran = runs[static_cast<std::size_t>(i)].load();
+    const int ran = r.runs[static_cast<std::size_t>(i)];
     if (ran + (was_taken[static_cast<std::size_t>(i)] ? 1 : 0) != 1)
       return fail(cat({"task ", num(static_cast<std::uint64_t>(i)), " ran ", num(static_cast<std::uint64_t>(ran)),
                        " times", was_taken[static_cast<std::size_t>(i)] ? " and was taken" : ""}));
   }
   if (m.tasks_run != 1 + kChildren - taken)
     return fail(cat({"the rank counts ", num(m.tasks_run), " tasks run, expected ", num(1 + kChildren - taken)}));
+  return true;
+}
+
+// [MPI-take-by-weight] on a rank's workers, driven directly as above: the task
+// spawns 1,000 children, of which the two oldest weigh 1,000, the next eight
+// 100 and the rest 1, and holds its worker in the newest while the progress
+// thread's take runs. The take takes the oldest third or so (the rest are
+// private); of those the two heavy ones are about half of the work and are
+// all it sends; the others go back to the rank and run there, once each.
+double child_weight(std::int32_t t) { return t < 2 ? 1000.0 : t < 10 ? 100.0 : 1.0; }
+
+bool a_weighed_take_sends_the_oldest_half_of_the_work_and_the_rest_runs_here() {
+  const HeldTake r = take_from_a_held_worker(child_weight);
+  if (r.failed) return fail("the rank failed: " + r.failure);
+  if (r.wire_tasks != std::vector<std::int32_t>{0, 1})
+    return fail(cat({"the take sent ", num(r.sent), " tasks, expected the two heaviest, 0 and 1"}));
+  for (std::int32_t i = 0; i < kHeldChildren; ++i) {
+    const int want = i < 2 ? 0 : 1;
+    if (r.runs[static_cast<std::size_t>(i)] != want)
+      return fail(cat({"task ", num(static_cast<std::uint64_t>(i)), " ran ",
+                       num(static_cast<std::uint64_t>(r.runs[static_cast<std::size_t>(i)])), " times on the rank, expected ",
+                       num(static_cast<std::uint64_t>(want))}));
+  }
+  if (r.metrics.tasks_run != 1 + kHeldChildren - 2 || r.metrics.tasks_dropped != 0)
+    return fail(cat({"the rank counts ", num(r.metrics.tasks_run), " run and ", num(r.metrics.tasks_dropped),
+                     " dropped, expected ", num(1 + kHeldChildren - 2), " and 0"}));
+  return true;
+}
+
+// A weight that is NaN (or infinite, or not above 0) is a bug in the caller's
+// weight: the rank fails as if a task had thrown, naming the value, and the
+// take is sent whole (the run is cancelled, so the tasks are dropped).
+bool a_weight_that_is_not_a_positive_number_fails_the_rank_naming_it() {
+  const HeldTake r = take_from_a_held_worker([](const std::int32_t& t) { return t == 5 ? std::nan("") : 1.0; });
+  if (!r.failed) return fail("a NaN weight did not fail the rank");
+  if (r.failure.find("got nan") == std::string::npos)
+    return fail("the failure does not name the weight: '" + r.failure + "'");
+  if (r.wire_tasks.size() < 150) return fail(cat({"the take sent ", num(r.sent), " tasks, expected all it took"}));
   return true;
 }
 
@@ -1006,7 +1076,12 @@ bool run_scenario(std::string_view name) {
   if (name == "every_task_runs_exactly_once_all_on_rank0_2_workers") return every_task_runs_exactly_once(2, false);
   if (name == "every_task_runs_exactly_once_spread_2_workers") return every_task_runs_exactly_once(2, true);
   if (name == "exception_reaches_the_caller_on_its_rank") return exception_reaches_the_caller_on_its_rank();
-  if (name == "uts_small_tree_counts_match_serial") return uts_small_tree_counts_match_serial(2);
+  if (name == "uts_small_tree_counts_match_serial") return uts_small_tree_counts_match_serial(2, false);
+  if (name == "uts_small_tree_counts_match_serial_with_weighed_steals") return uts_small_tree_counts_match_serial(2, true);
+  if (name == "a_weighed_take_sends_the_oldest_half_of_the_work_and_the_rest_runs_here")
+    return a_weighed_take_sends_the_oldest_half_of_the_work_and_the_rest_runs_here();
+  if (name == "a_weight_that_is_not_a_positive_number_fails_the_rank_naming_it")
+    return a_weight_that_is_not_a_positive_number_fails_the_rank_naming_it();
   if (name == "termination_waits_for_in_flight_steals") return termination_waits_for_in_flight_steals();
   if (name == "coded_tasks_run_exactly_once_intact_all_on_rank0") return coded_tasks_run_exactly_once_intact_all_on_rank0();
   if (name == "a_task_that_cannot_be_decoded_fails_its_rank_and_stops_every_rank")

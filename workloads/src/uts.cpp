@@ -115,9 +115,9 @@ double state_to_prob(const Sha1Digest& s) {
   return static_cast<double>(r) / 2147483648.0;
 }
 
-int geometric_children(const UtsTree& t, const UtsNode& node) {
+// The mean number of children of a node at `depth` (b_i of the reference).
+double geometric_branching(const UtsTree& t, int depth) {
   double b_i = t.b0;
-  const int depth = node.height;
   if (depth > 0) {
     const double d = depth, mx = t.gen_mx;
     switch (t.shape) {
@@ -129,6 +129,11 @@ int geometric_children(const UtsTree& t, const UtsNode& node) {
       case UtsShape::kLinear: b_i = t.b0 * (1.0 - d / mx); break;
     }
   }
+  return b_i;
+}
+
+int geometric_children(const UtsTree& t, const UtsNode& node) {
+  const double b_i = geometric_branching(t, node.height);
   // The geometric distribution with mean b_i has p = 1 / (1 + b_i); the number of
   // children is its inverse CDF at u. The expression is the reference's, operation for
   // operation, so that the same doubles come out.
@@ -238,6 +243,50 @@ int uts_children(const UtsTree& tree, const UtsNode& node, std::vector<UtsNode>&
   out.clear();
   for (int i = 0; i < n; ++i) out.push_back(uts_child(node, i));
   return n;
+}
+
+namespace {
+// How deep a node of `tree` can be: the published depth, else (a tree cut for
+// tests) what the shape allows; a subcritical binomial tree has no bound.
+int depth_bound(const UtsTree& tree) {
+  if (tree.depth > 0) return tree.depth;
+  if (tree.type == UtsType::kBinomial) return -1;
+  switch (tree.shape) {
+    case UtsShape::kCyclic: return 5 * tree.gen_mx + 1;
+    case UtsShape::kExpDec: return 10 * tree.gen_mx;  // b_i < 1 below gen_mx: the rest adds little
+    case UtsShape::kFixed:
+    case UtsShape::kLinear: break;
+  }
+  return tree.gen_mx;
+}
+}  // namespace
+
+UtsExpectedNodes::UtsExpectedNodes(const UtsTree& tree) : tree_(&tree) {
+  const int bound = depth_bound(tree);
+  if (bound < 0) {
+    // Every node below the root has m children with probability q: a node's
+    // expected subtree is 1 / (1 - q m) when q m < 1 (the sample trees' case).
+    const double qm = tree.q * tree.m;
+    beyond_ = qm < 1.0 ? 1.0 / (1.0 - qm) : 1.0;
+    return;
+  }
+  // below_[h]: a node of height h, its children not yet known. No node lies
+  // deeper than the bound, so the recursion starts there with 0.
+  const auto levels = static_cast<std::size_t>(bound) + 2;
+  below_.assign(levels, 0.0);
+  for (std::size_t h = levels - 1; h-- > 0;) {
+    double b = tree.type == UtsType::kGeometric ? geometric_branching(tree, static_cast<int>(h))
+               : h == 0                         ? std::floor(tree.b0)
+                                                : tree.q * tree.m;
+    if (!(b > 0.0)) b = 0.0;  // past a linear shape's depth, or NaN
+    below_[h] = 1.0 + b * below_[h + 1];
+  }
+}
+
+double UtsExpectedNodes::operator()(const UtsNode& node) const {
+  const auto next = static_cast<std::size_t>(std::max(node.height, 0)) + 1;
+  const double under = next < below_.size() ? below_[next] : beyond_;
+  return 1.0 + uts_num_children(*tree_, node) * under;
 }
 
 std::uint64_t uts_count_serial(const UtsTree& tree, const UtsNode& node) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace stealpool::workloads {
@@ -35,6 +36,64 @@ TEST(Uts, ChildrenAreTheSameWhicheverWayTheyAreAsked) {
     EXPECT_EQ(one.state, children[static_cast<std::size_t>(i)].state) << "child " << i;
     EXPECT_EQ(one.height, 1) << "child " << i;
   }
+}
+
+// Follows child 0 down from the root until a node of `height` or a leaf.
+UtsNode first_descendant(const UtsTree& tree, int height) {
+  UtsNode node = uts_root(tree);
+  while (node.height < height && uts_num_children(tree, node) > 0) node = uts_child(node, 0);
+  return node;
+}
+
+// T1's shape is fixed: 4 children on average down to height 10, none there. So
+// a node of height h whose own n children are known expects 1 + n x (the
+// nodes of a full 4-ary tree of 10 - h levels), exactly.
+TEST(UtsExpectedNodes, ANodeOfAFixedShapeTreeExpectsItsChildrenTimesTheFullSubtreeBelowThem) {
+  const UtsExpectedNodes expected(kUtsT1);
+  for (int height = 0; height <= 10; ++height) {
+    const UtsNode node = first_descendant(kUtsT1, height);
+    const int n = uts_num_children(kUtsT1, node);
+    double full = 0;  // nodes of a 4-ary tree with 10 - height - 1 levels below its root
+    for (int level = node.height + 1; level <= 10; ++level) full = 1 + 4 * full;
+    EXPECT_DOUBLE_EQ(expected(node), 1.0 + n * full) << "height " << node.height << ", " << n << " children";
+  }
+  const UtsNode leaf = first_descendant(kUtsT1, 10);
+  ASSERT_EQ(uts_num_children(kUtsT1, leaf), 0);
+  EXPECT_EQ(expected(leaf), 1.0) << "a leaf is its own subtree";
+}
+
+// A binomial node below the root has m children with probability q: the
+// expected subtree of a node whose children are not yet known is 1 / (1 - q m)
+// when no depth bounds it, and somewhat less when the published depth does.
+TEST(UtsExpectedNodes, ABinomialNodeWithChildrenOutweighsALeafByItsChildrensSubtrees) {
+  for (const UtsTree* tree : {&kUtsT3}) {
+    const UtsExpectedNodes expected(*tree);
+    const UtsNode root = uts_root(*tree);
+    std::vector<UtsNode> children;
+    uts_children(*tree, root, children);
+    bool seen_leaf = false, seen_inner = false;
+    for (const UtsNode& c : children) {
+      const int n = uts_num_children(*tree, c);
+      if (n == 0) {
+        seen_leaf = true;
+        EXPECT_EQ(expected(c), 1.0);
+      } else {
+        seen_inner = true;
+        EXPECT_GT(expected(c), 1.0 + n) << "its children's subtrees count, not only themselves";
+        EXPECT_LE(expected(c), 1.0 + n / (1.0 - tree->q * tree->m)) << "at most the unbounded expectation";
+      }
+    }
+    EXPECT_TRUE(seen_leaf && seen_inner) << tree->name << ": the root's children are a mix";
+  }
+  UtsTree unbounded = kUtsT3;
+  unbounded.depth = 0;  // as a tree cut for tests: no published depth
+  const UtsExpectedNodes expected(unbounded);
+  std::vector<UtsNode> children;
+  uts_children(unbounded, uts_root(unbounded), children);
+  const auto inner = std::find_if(children.begin(), children.end(),
+                                  [&](const UtsNode& c) { return uts_num_children(unbounded, c) > 0; });
+  ASSERT_NE(inner, children.end());
+  EXPECT_DOUBLE_EQ(expected(*inner), 1.0 + uts_num_children(unbounded, *inner) / (1.0 - unbounded.q * unbounded.m));
 }
 
 }  // namespace

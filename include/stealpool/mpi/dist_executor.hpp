@@ -57,8 +57,9 @@
 // allocation for a boxed T; a steal between ranks is a
 // request and a reply message (8 bytes of task count, then the tasks: sizeof(T)
 // each, or 4 bytes plus the encoding, an encode on the sending and a decode and
-// an allocation on the receiving progress thread); an idle rank probes MPI about
-// once a millisecond; a busy rank's workers read the clock every 64 tasks and
+// an allocation on the receiving progress thread); a rank that runs dry polls
+// MPI for 50 us, then probes every 50 us, and after 2 ms about once a
+// millisecond; a busy rank's workers read the clock every 64 tasks and
 // probe at most every DistConfig::worker_probe_us (100 us) on the rank.
 #pragma once
 
@@ -162,6 +163,20 @@ class DistExecutor {
   void on_data(std::function<void(int rank, std::span<const std::byte> frame)> sink) {
     if (ran_) throw std::logic_error("stealpool::mpi::DistExecutor::on_data: after run()");
     pool_->set_data_sink(std::move(sink));
+  }
+
+  // Before run(): each task's expected work, in any unit (finite and > 0), so
+  // that a steal between ranks moves about half of the victim's spare work
+  // rather than half of its spare tasks ([MPI-take-by-weight], README.md). It
+  // pays where tasks differ by orders of magnitude and the oldest are the
+  // largest, as in a depth-first tree search: without weights a steal of half
+  // the tasks there takes nearly all of the work, which then moves whole
+  // instead of being shared. Called by the thread in run(), on the tasks a
+  // steal took. A weight that throws, or is not finite and > 0, fails this
+  // rank as a task's exception would. Ranks may differ; none need weigh.
+  void weigh_tasks(std::function<double(const T&)> weight) {
+    if (ran_) throw std::logic_error("stealpool::mpi::DistExecutor::weigh_tasks: after run()");
+    pool_->set_weigher(std::move(weight));
   }
 
   // Collective: see the header comment.

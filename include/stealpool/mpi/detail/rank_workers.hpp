@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -39,6 +40,7 @@
 #include "stealpool/mpi/context.hpp"
 #include "stealpool/mpi/detail/frames.hpp"
 #include "stealpool/mpi/detail/local_pool.hpp"
+#include "stealpool/mpi/detail/take_by_weight.hpp"
 #include "stealpool/mpi/detail/worker_probe.hpp"
 #include "stealpool/mpi/dist_config.hpp"
 #include "stealpool/platform/parker.hpp"
@@ -64,6 +66,7 @@ class RankWorkers final : public LocalPool {
  public:
   using Runner = std::function<void(T&&, Context<T, S>&)>;
   using ScratchInit = std::function<S(std::size_t)>;
+  using Weigher = std::function<double(const T&)>;
 
   // `probe`: the executor's [MPI-worker-probe], or nullptr (the workers never
   // call MPI); must outlive the pool.
@@ -196,7 +199,8 @@ class RankWorkers final : public LocalPool {
     // [TAKE-half]: the tasks leave the executor, and their units its count, here;
     // the caller sends them at once as a counted message, so Safra's count covers
     // them from here on. This thread does both, so it reads dry() only after.
-    const std::size_t taken = engine_->take_half(max, export_);
+    std::size_t taken = engine_->take_half(max, export_);
+    if (weigher_ && taken > 1) taken = keep_half_the_work();  // [MPI-take-by-weight]
     const std::size_t at = out.size();
     try {
       for (const Item& item : export_) Wire::append(out, Item::deref(item.stored));
@@ -250,6 +254,8 @@ class RankWorkers final : public LocalPool {
 
   // Before start(), rank 0: where deliver() hands each frame (the progress thread calls it).
   void set_data_sink(std::function<void(int, std::span<const std::byte>)> sink) { data_sink_ = std::move(sink); }
+  // Before start(): the tasks' expected work, for take_half ([MPI-take-by-weight]).
+  void set_weigher(Weigher weigher) { weigher_ = std::move(weigher); }
 
   void cancel() noexcept override {
     cancelled_.store(true, std::memory_order::relaxed);  // [MPI-cancel] a hint to drop tasks; counts stay exact either way
@@ -362,6 +368,44 @@ class RankWorkers final : public LocalPool {
     }
   }
 
+  // [MPI-take-by-weight]: of the tasks a take put in export_ (oldest first),
+  // keeps the oldest tasks_to_send() there and hands the others back to this
+  // rank's workers through the injector, which the next take reads first, so
+  // they keep their place in age. They never left the rank, so Safra's count
+  // does not see them; their units, settled by the take, are counted again by
+  // spawn_external before this thread next reads dry(). Returns how many stay
+  // in export_. A weight that throws, or is not finite and > 0, fails the rank
+  // as a task's exception would (the run is cancelled) and the whole take is
+  // sent; a task that cannot be handed back (bad_alloc) is sent with the kept.
+  std::size_t keep_half_the_work() {
+    const std::size_t n = export_.size();
+    try {
+      weights_.clear();
+      for (const Item& item : export_) {
+        const double w = weigher_(Item::deref(item.stored));
+        if (!std::isfinite(w) || !(w > 0))
+          throw std::invalid_argument("stealpool::mpi: a task's weight must be finite and greater than 0 (got " +
+                                      std::to_string(w) + ")");
+        weights_.push_back(w);
+      }
+    } catch (...) {
+      record_failure(std::current_exception());
+      return n;
+    }
+    std::size_t kept = tasks_to_send(weights_);
+    for (std::size_t i = kept; i < n; ++i) {
+      bool back = false;
+      try {
+        back = engine_->spawn_external(export_[i]);
+      } catch (...) {
+        // not queued: it goes with the batch
+      }
+      if (!back) export_[kept++] = export_[i];
+    }
+    export_.resize(kept);
+    return kept;
+  }
+
   static void discard_all(std::vector<Item>& items) noexcept {
     for (const Item& i : items) Box::discard(i.stored);
     items.clear();
@@ -416,6 +460,8 @@ class RankWorkers final : public LocalPool {
   // The progress thread's.
   std::vector<Item> seeds_;  // until open_gate()
   std::vector<Item> export_;  // tasks take_half took
+  Weigher weigher_;           // [MPI-take-by-weight]; empty: a take sends half of the tasks
+  std::vector<double> weights_;  // of export_'s tasks
   std::uint64_t dropped_in_transit_ = 0;
   std::uint64_t dropped_at_end_ = 0;
   std::uint64_t local_steals_ = 0;

@@ -84,6 +84,22 @@ UtsNode uts_child(const UtsNode& parent, int index);
 // All the children of `node`, replacing the contents of `out`; returns their number.
 int uts_children(const UtsTree& tree, const UtsNode& node, std::vector<UtsNode>& out);
 
+// The expected number of nodes in a node's subtree, the node included: 1 +
+// its children (known from its own state, no hashing) x the expected subtree
+// of a node one level down, from the tree's mean branching at each level and
+// none below the published depth. For weighing tasks by their work
+// (stealpool::mpi::DistExecutor::weigh_tasks). Holds a pointer to `tree`.
+class UtsExpectedNodes {
+ public:
+  explicit UtsExpectedNodes(const UtsTree& tree);
+  double operator()(const UtsNode& node) const;
+
+ private:
+  const UtsTree* tree_;
+  std::vector<double> below_;  // [h]: expected nodes from a node of height h down, its children unknown
+  double beyond_ = 0;          // the same below the table's last height
+};
+
 struct UtsStats {
   std::uint64_t nodes = 0;
   std::uint64_t leaves = 0;
