@@ -44,8 +44,8 @@ inline constexpr std::uint64_t kProgressSpinUs = 50;
 // `probed` (its workers probe and no lifeline thief waits on it); else, while
 // it has work, at 50 us if it did something less than kProgressAlertUs ago (a
 // thief waits for our reply no longer than this), at 400 us if less than
-// kProgressCalmUs ago, and at 1,280 us after that. Passing data on is not "something" (rank_protocol.hpp,
-// alerting_tag()).
+// kProgressCalmUs ago, and at 1,280 us after that. Passing data on is not
+// "something" (rank_protocol.hpp, alerting_tag()).
 constexpr unsigned progress_sleep_us(bool passive, bool hunting, unsigned quiet_rounds, std::uint64_t since_busy_us,
                                      bool probed) noexcept {
   if (passive && since_busy_us < kProgressSpinUs) return 0;
