@@ -563,12 +563,14 @@ RankSimResult RankSim::run() {
     }
     const Event e = events_.top();
     events_.pop();
+    // A wake-up that a later one replaced (a nap cut short) is skipped before
+    // the clock moves: otherwise the last such left after termination would
+    // set time_s.
+    if (e.worker == kWake && e.message != ranks_[static_cast<std::size_t>(e.rank)]->wake_number) continue;
     queued_area_ += static_cast<double>(queued_total_) * static_cast<double>(e.time_ps - now_ps_);
     now_ps_ = e.time_ps;
     if (e.worker >= 0) finish_node(e.rank, e.worker);
-    else if (e.worker == kWake) {
-      if (e.message == ranks_[static_cast<std::size_t>(e.rank)]->wake_number) progress_round(e.rank);  // else stale
-    }
+    else if (e.worker == kWake) progress_round(e.rank);
     else arrive(e.message);
   }
   check_end();

@@ -323,6 +323,22 @@ TEST(RankSim, AStealRequestToABusyRankIsReceivedWithinOneProbeIntervalWhenItsWor
   EXPECT_GT(napping.max_busy_request_wait_s, 300e-6) << "without probes a request waits for the victim's nap";
 }
 
+// time_s is when the last rank stopped. With the progress threads' naps, a
+// nap that something cut short (the dry bell, a message) leaves its first
+// wake-up behind, superseded; that wake-up must not move the clock. A lone
+// rank stops one bell (5 us) and one round after its last node, not at the
+// end of the nap the bell cut short (the small trees' runs left 0.2-2 ms).
+TEST(RankSim, WithTheProgressThreadsSleepsTheRunEndsWhenTheLastRankStops) {
+  for (const auto* tree : {&kSmallGeometric, &kSmallBinomial}) {
+    RankSimConfig c = small(*tree, 1, 1, 1);
+    c.sleeping_progress = true;
+    const RankSimResult r = run_rank_sim(c);
+    ASSERT_TRUE(r.violations.empty()) << violations(r);
+    EXPECT_GT(r.time_s, r.last_node_s) << tree->name;
+    EXPECT_LE(r.time_s - r.last_node_s, 5e-6 + 1e-6 + 1e-9) << tree->name << ": the bell and a round";
+  }
+}
+
 // [MPI-take-by-weight]'s rule (take_by_weight.hpp), which the real rank and
 // the simulator's both follow: the oldest prefix of the tasks taken whose
 // weight is closest to half of theirs plus as many again at the youngest's.
