@@ -271,13 +271,12 @@ UtsExpectedNodes::UtsExpectedNodes(const UtsTree& tree) : tree_(&tree) {
     return;
   }
   // below_[h]: a node of height h, its children not yet known. No node lies
-  // deeper than the bound, so the recursion starts there with 0.
+  // deeper than the bound, so the recursion starts there with 0. Only heights
+  // from 1 are read (a node's children's), so the root's entry stays 0.
   const auto levels = static_cast<std::size_t>(bound) + 2;
   below_.assign(levels, 0.0);
-  for (std::size_t h = levels - 1; h-- > 0;) {
-    double b = tree.type == UtsType::kGeometric ? geometric_branching(tree, static_cast<int>(h))
-               : h == 0                         ? std::floor(tree.b0)
-                                                : tree.q * tree.m;
+  for (std::size_t h = levels - 1; h-- > 1;) {
+    double b = tree.type == UtsType::kGeometric ? geometric_branching(tree, static_cast<int>(h)) : tree.q * tree.m;
     if (!(b > 0.0)) b = 0.0;  // past a linear shape's depth, or NaN
     below_[h] = 1.0 + b * below_[h + 1];
   }
