@@ -47,11 +47,12 @@ TEST(RankSim, EveryNodeRunsExactlyOnceAt1_2_16_64And1024Ranks) {
     const workloads::UtsStats serial = workloads::uts_serial(*tree);
     for (int ranks : {1, 2, 16, 64, 1024}) {
       for (int workers : {1, 2}) {
-        for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-          RankSimConfig c = small(*tree, ranks, workers, seed);
-          c.weigh_tasks = seed > 2;
+        for (std::uint64_t pass = 1; pass <= 6; ++pass) {  // seeds 1-3, then again weighed
+          RankSimConfig c = small(*tree, ranks, workers, (pass - 1) % 3 + 1);
+          c.weigh_tasks = pass > 3;
           const RankSimResult r = run_rank_sim(c);
-          SCOPED_TRACE(std::string(tree->name) + " ranks " + std::to_string(ranks) + (c.weigh_tasks ? " weighed" : ""));
+          SCOPED_TRACE(std::string(tree->name) + " ranks " + std::to_string(ranks) + " seed " + std::to_string(c.seed) +
+                       (c.weigh_tasks ? " weighed" : ""));
           ASSERT_TRUE(r.violations.empty()) << violations(r);
           EXPECT_EQ(r.nodes, serial.nodes);
           EXPECT_EQ(r.leaves, serial.leaves);
