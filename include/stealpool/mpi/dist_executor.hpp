@@ -235,11 +235,11 @@ class DistExecutor {
   }
 
  private:
-  // [MPI-worker-probe]: the workers may call MPI (one thread at a time, under
-  // the probe's lock) only if MPI gave MPI_THREAD_SERIALIZED or above.
-  // [MPI-worker-probe]'s interval; 0 (no probe) below MPI_THREAD_SERIALIZED,
-  // and on a lone rank, which no message reaches (it ends without one; the
-  // probe there cost 0.8% of T3 at 1 rank x 1 worker).
+  // [MPI-worker-probe]'s interval. 0 (no probe) below MPI_THREAD_SERIALIZED:
+  // the workers may call MPI (one thread at a time, under the probe's lock)
+  // only at SERIALIZED or above; and 0 on a lone rank, which no message
+  // reaches (it ends without one; the probe there cost 0.8% of T3 at 1 rank x
+  // 1 worker).
   static std::chrono::microseconds worker_probe_interval(const DistConfig& config, int ranks) {
     if (ranks == 1) return std::chrono::microseconds(0);
     int provided = MPI_THREAD_SINGLE;
