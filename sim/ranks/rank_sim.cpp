@@ -644,16 +644,19 @@ UtsTree tree_by_name(const std::string& name) {
   throw std::invalid_argument(m);
 }
 
+UtsTree with_reference_counts(UtsTree tree) {
+  if (tree.nodes != 0) return tree;
+  const workloads::UtsStats s = workloads::uts_serial(tree);
+  tree.nodes = s.nodes;
+  tree.leaves = s.leaves;
+  tree.depth = s.depth;
+  return tree;
+}
+
 RankSimResult run_rank_sim(const RankSimConfig& config) {
   config.validate();
   RankSimConfig c = config;
-  if (c.tree.nodes == 0) {
-    // No published counts (the small test trees): the serial walk is the reference.
-    const workloads::UtsStats s = workloads::uts_serial(c.tree);
-    c.tree.nodes = s.nodes;
-    c.tree.leaves = s.leaves;
-    c.tree.depth = s.depth;
-  }
+  c.tree = with_reference_counts(c.tree);
   if (c.max_events == 0) c.max_events = std::max<std::uint64_t>(200'000'000, 4 * c.tree.nodes);
   RankSim sim(c);
   return sim.run();

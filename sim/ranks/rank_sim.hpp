@@ -74,6 +74,9 @@ double calibrated_node_cost_s(const workloads::UtsTree& tree);
 // "T1", "T3", ... (the trees of uts.hpp, and the small test trees below);
 // std::invalid_argument naming an unknown one.
 workloads::UtsTree tree_by_name(const std::string& name);
+// The tree with its counts filled in by a serial walk where none are published
+// (the small test trees); a tree with published counts comes back unchanged.
+workloads::UtsTree with_reference_counts(workloads::UtsTree tree);
 // The ~100-million-node sample trees of the UTS distribution (its
 // sample_workloads file; not in uts.hpp because no test walks them): every
 // simulator run checks its counts against these.

@@ -8,10 +8,12 @@
 //       [--emit-leaves]
 //       [--progress polling|sleeping] [--worker-probe-us P]
 //       [--per-rank] [--trace]
+//   stealpool_sim ranks --ideal --tree T1|T3|... [--ranks N] [--workers W] [--latency-us L] [--node-ns C]
 //
 // Prints one line per seed (nodes, time, efficiency, messages, crossings), then
-// any violation. Exit 0: every invariant held on every seed; 1: a violation
-// (the first failing seed's are printed); 2: bad arguments, named.
+// any violation; with --ideal, one line for the ideal scheduler (ideal_sim.hpp).
+// Exit 0: every invariant held on every seed; 1: a violation (the first failing
+// seed's are printed); 2: bad arguments, named.
 #include "ranks_main.hpp"
 
 #include <cstdio>
@@ -19,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ideal_sim.hpp"
 #include "rank_sim.hpp"
 
 namespace stealpool::sim::ranks {
@@ -90,15 +93,31 @@ void print_result(const RankSimConfig& c, const RankSimResult& r, bool per_rank)
   }
 }
 
+// The ideal scheduler's line: its settings, counts, time and efficiency.
+int run_ideal(const RankSimConfig& c) {
+  const IdealSimResult r = run_ideal_sim(IdealSimConfig{c.tree, c.ranks, c.workers, c.latency_s, c.node_cost_s});
+  std::printf("tree=%s ranks=%d workers=%d scheduler=ideal latency_us=%g nodes=%llu leaves=%llu depth=%d time_s=%.6f "
+              "serial_s=%.6f efficiency=%.3f moves=%llu\n",
+              c.tree.name, c.ranks, c.workers, c.latency_s * 1e6, static_cast<unsigned long long>(r.nodes),
+              static_cast<unsigned long long>(r.leaves), r.depth, r.time_s, r.serial_s, r.efficiency,
+              static_cast<unsigned long long>(r.moves));
+  for (const std::string& v : r.violations) std::printf("%s\n", v.c_str());
+  return r.violations.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int ranks_main(int argc, char** argv) {
   RankSimConfig c;
-  bool per_rank = false, tree_given = false, cost_given = false;
+  bool per_rank = false, tree_given = false, cost_given = false, ideal = false;
+  std::string protocol_option;  // the first option the ideal scheduler has no use for
   long long first = 1, last = 1;
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
+      if (protocol_option.empty() && a != "--ideal" && a != "--tree" && a != "--ranks" && a != "--workers" &&
+          a != "--latency-us" && a != "--node-ns")
+        protocol_option = a;
       auto value = [&]() -> std::string {
         if (i + 1 >= argc) {
           std::string m = a;
@@ -166,12 +185,17 @@ int ranks_main(int argc, char** argv) {
       } else if (a == "--per-rank") per_rank = true;
       else if (a == "--emit-leaves") c.emit_leaves = true;
       else if (a == "--trace") c.trace = true;
+      else if (a == "--ideal") ideal = true;
       else {
         std::string m = "unknown option '";
         throw std::invalid_argument(m.append(a).append("'"));
       }
     }
     if (!tree_given) throw std::invalid_argument("--tree is required (T1, T3, ...)");
+    if (ideal && !protocol_option.empty()) {
+      std::string m = "--ideal takes only --tree, --ranks, --workers, --latency-us and --node-ns, got '";
+      throw std::invalid_argument(m.append(protocol_option).append("'"));
+    }
     if (!cost_given) c.node_cost_s = calibrated_node_cost_s(c.tree);
     c.seed = static_cast<std::uint64_t>(first);
     c.validate();
@@ -179,6 +203,7 @@ int ranks_main(int argc, char** argv) {
     std::fprintf(stderr, "stealpool_sim ranks: %s\n", e.what());
     return 2;
   }
+  if (ideal) return run_ideal(c);
   for (long long s = first; s <= last; ++s) {
     c.seed = static_cast<std::uint64_t>(s);
     const RankSimResult r = run_rank_sim(c);
