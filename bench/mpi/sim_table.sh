@@ -6,7 +6,9 @@
 # (InfiniBand-class: 1.5 us, 100 Gbit/s; Ethernet: 50 us, 10 Gbit/s), at 16, 64,
 # 256 and 1,024 ranks (default): efficiency = serial time / (ranks x workers x
 # simulated time), then the simulated time and, of it, the termination
-# detection (from the last node's end to the last rank's exit), in ms. Steals
+# detection (from the last node's end to the last rank's exit), in ms, and the
+# ideal scheduler's efficiency on the same cell (`stealpool_sim ranks --ideal`:
+# every node seen at once, a move costs one latency; sim/ranks/README.md). Steals
 # weigh the nodes (--weigh), as stealpool-uts-mpi does. Seed 1
 # (a run is deterministic). progress: polling (default: the progress thread
 # answers each message when it arrives) or sleeping (it follows the real
@@ -41,7 +43,9 @@ for tree in $trees; do
         eff=$(sed -n 's/.*efficiency=\([0-9.]*\).*/\1/p' <<<"$out")
         ms=$(sed -n 's/.* time_s=\([0-9.]*\).*/\1/p' <<<"$out" | awk '{printf "%.2f", $1 * 1000}')
         detect=$(sed -n 's/.* detect_s=\([0-9.]*\).*/\1/p' <<<"$out" | awk '{printf "%.2f", $1 * 1000}')
-        printf ' %s (%s ms, %s) |' "$eff" "$ms" "$detect"
+        ideal=$(nice -n 19 "$exe" ranks --ideal --tree "$tree" --ranks "$ranks" --workers "$workers" \
+                  --latency-us "$lat" | sed -n 's/.*efficiency=\([0-9.]*\).*/\1/p')
+        printf ' %s (%s ms, %s; ideal %s) |' "$eff" "$ms" "$detect" "$ideal"
       done
       printf '\n'
     done
