@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -214,8 +215,12 @@ class FakePool final : public mpi::detail::LocalPool {
 };
 class FakeTransport final : public mpi::detail::Transport {
  public:
-  void send(int dest, int tag, std::vector<std::byte>, bool) override { sent.emplace_back(dest, tag); }
+  void send(int dest, int tag, std::vector<std::byte> bytes, bool) override {
+    sent.emplace_back(dest, tag);
+    payloads.push_back(std::move(bytes));
+  }
   std::vector<std::pair<int, int>> sent;  // (dest, tag) in order
+  std::vector<std::vector<std::byte>> payloads;
 };
 
 std::vector<std::pair<int, int>> step_with_data(mpi::detail::SafraMutant mutant) {
@@ -259,6 +264,58 @@ TEST(RankProtocolAlone, ARoundThatOnlyPassesDataOnIsNotBusy) {
   const std::vector<std::pair<int, int>> sent = {{0, kData}};
   EXPECT_EQ(net.sent, sent);
   for (int tag = 1; tag < kTagCount; ++tag) EXPECT_EQ(alerting_tag(tag), tag != kData) << tag_name(tag);
+}
+
+// [MPI-late-stamp] A counted message ends with the waves its sender had
+// reported to when it sent it, and a receiver turns black only for one whose
+// sender had reported to a wave the receiver has not: a message sent before
+// the wave its receiver reports to is in both counts and needs no colour.
+TEST(RankProtocolAlone, OnlyAMessageSentAfterItsSenderReportedToTheWaveMakesTheReceiverBlack) {
+  using namespace mpi::detail;
+  auto stamped = [](std::uint64_t waves) {
+    std::vector<std::byte> m(sizeof waves);
+    std::memcpy(m.data(), &waves, sizeof waves);
+    return m;
+  };
+  auto stamp_of = [](const std::vector<std::byte>& m) {
+    std::uint64_t waves = 0;
+    std::memcpy(&waves, m.data() + m.size() - sizeof waves, sizeof waves);
+    return waves;
+  };
+  // The report's colour (wave-up: q, then black, 8 bytes each).
+  auto black_of = [](const std::vector<std::byte>& report) {
+    std::int64_t black = -1;
+    std::memcpy(&black, report.data() + sizeof black, sizeof black);
+    return black;
+  };
+  FakePool pool;  // dry
+  FakeTransport net;
+  RankProtocol rank1(1, 3, ProtocolConfig{}, pool, net);  // parent rank 0, no children
+  (void)rank1.step();  // dry: its lifeline request to rank 0, then passive
+  ASSERT_EQ(net.sent, (std::vector<std::pair<int, int>>{{0, kLifelineRequest}}));
+  EXPECT_EQ(stamp_of(net.payloads[0]), 0u) << "sent before any wave";
+  std::vector<std::byte> none;
+  for (std::uint64_t wave = 1; wave <= 3; ++wave) {
+    rank1.receive(0, kWaveDown, none);
+    // Rank 2 asks along a lifeline, having reported to the waves before this
+    // one (a message inside the wave's cut), or to this one too (a late one).
+    const bool late = wave == 2;
+    std::vector<std::byte> ask = stamped(late ? wave : wave - 1);
+    rank1.receive(2, kLifelineRequest, ask);
+    net.sent.clear();
+    net.payloads.clear();
+    (void)rank1.step();
+    ASSERT_EQ(net.sent, (std::vector<std::pair<int, int>>{{0, kWaveUp}})) << "wave " << wave;
+    EXPECT_EQ(black_of(net.payloads[0]), late ? 1 : 0) << "wave " << wave;
+  }
+  // After its third report, what it sends carries 3.
+  pool.frames.resize(0);
+  const std::byte three[3] = {};
+  append_frame(pool.frames, three);
+  net.payloads.clear();
+  (void)rank1.step();
+  ASSERT_EQ(net.payloads.size(), 1u);
+  EXPECT_EQ(stamp_of(net.payloads[0]), 3u);
 }
 
 // The progress thread's nap policy (progress_sleep.hpp), which the real loop

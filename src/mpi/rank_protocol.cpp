@@ -103,7 +103,14 @@ void RankProtocol::receive(int source, int tag, std::vector<std::byte>& bytes) {
   ++metrics_.messages_received;
   if (counted_tag(tag)) {
     --count_;  // Safra: a counted message received
-    black_ = true;
+    // [MPI-late-stamp] its sender's waves reported, at the send (send() put it
+    // last): black only if the sender had reported to a wave we have not.
+    std::uint64_t stamp = ~std::uint64_t{0};  // none (cannot happen): black
+    if (bytes.size() >= sizeof stamp) {
+      std::memcpy(&stamp, bytes.data() + bytes.size() - sizeof stamp, sizeof stamp);
+      bytes.resize(bytes.size() - sizeof stamp);
+    }
+    if (stamp > waves_reported_) black_ = true;
   }
   switch (tag) {
     case kStealRequest:
@@ -155,7 +162,12 @@ void RankProtocol::receive(int source, int tag, std::vector<std::byte>& bytes) {
 
 void RankProtocol::send(int dest, int tag, std::vector<std::byte> bytes) {
   const bool counted = counted_tag(tag);
-  if (counted) ++count_;  // Safra: a counted message sent
+  if (counted) {
+    ++count_;  // Safra: a counted message sent
+    const std::uint64_t stamp = waves_reported_;  // [MPI-late-stamp]
+    const auto* p = reinterpret_cast<const std::byte*>(&stamp);
+    bytes.insert(bytes.end(), p, p + sizeof stamp);
+  }
   ++metrics_.messages_sent;
   transport_.send(dest, tag, std::move(bytes), counted);
 }
@@ -283,6 +295,7 @@ bool RankProtocol::advance_wave() {
   if (!in_wave_ || replies_due_ > 0) return false;
   if (rank_ == 0) {
     const bool white = config_.mutant == SafraMutant::kIgnoreBlack || (subtree_.black == 0 && !black_);
+    ++waves_reported_;  // rank 0's report is its decision
     if (white && subtree_.q + count_ == 0) {
       terminated_ = true;
       for (int c : children_) send(c, kTerminate, {});
@@ -294,6 +307,7 @@ bool RankProtocol::advance_wave() {
   const Report r{subtree_.q + count_, subtree_.black | (black_ ? 1 : 0)};
   black_ = false;  // white from this report on
   in_wave_ = false;
+  ++waves_reported_;
   std::vector<std::byte> bytes(sizeof r);
   std::memcpy(bytes.data(), &r, sizeof r);
   send(parent_, kWaveUp, std::move(bytes));

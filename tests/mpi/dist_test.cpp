@@ -302,11 +302,12 @@ bool exception_reaches_the_caller_on_its_rank() {
 // Termination with steals in flight: many short runs in which rank 0 holds a
 // little work and every other rank starts dry and hunts at once, so steal
 // requests, replies and lifeline pushes are in flight while the Safra token goes
-// round. Every run must still run each task exactly once and end on every rank.
-// With 2 ranks or more each run needs a second wave whatever the timing: rank 1
-// hunts at once and cannot report to a wave before its reply has come (it is not
-// passive), and that receipt makes it black, so the first wave fails. Fewer
-// waves than that would mean Safra's colour rule did not act.
+// round. Every run must still run each task exactly once and end on every rank,
+// and each run ends by a wave of its own (rank 0 decides on a wave's reports).
+// A reply that rank 1 receives before it reports to the first wave is in that
+// wave's counts, so the first wave may succeed ([MPI-late-stamp]); which
+// crossings need a colour, and that a rank 0 ignoring the colours is caught,
+// the rank simulator checks (sim/ranks/README.md, its mutant tests).
 bool termination_waits_for_in_flight_steals() {
   constexpr int kRuns = 20;
   constexpr std::uint32_t kSmall = 512;  // ids per run: 1,023 tasks
@@ -329,9 +330,8 @@ bool termination_waits_for_in_flight_steals() {
   }
   if (world_size() == 1) return true;  // no messages, no token
   if (requests == 0) return fail("no steal request was sent: the dry ranks never hunted");
-  if (waves < 2 * kRuns)
-    return fail(std::to_string(waves) + " waves in " + std::to_string(kRuns) +
-                " runs: some run ended on its first wave although a rank had received a steal reply");
+  if (waves < kRuns)
+    return fail(std::to_string(waves) + " waves in " + std::to_string(kRuns) + " runs: some run ended without a wave");
   return true;
 }
 

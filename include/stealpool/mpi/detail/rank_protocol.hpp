@@ -144,7 +144,11 @@ class RankProtocol {
 
   XorShift64 rng_;
   std::int64_t count_ = 0;       // Safra: counted messages sent minus received
-  bool black_ = false;           // Safra: received a counted message since its last report
+  bool black_ = false;           // Safra: received a late counted message since its last report
+  // Waves this rank reported to (rank 0: decided); every counted message carries
+  // its sender's, and a receiver turns black only for one above its own
+  // ([MPI-late-stamp], README.md, "Termination").
+  std::uint64_t waves_reported_ = 0;
   bool in_wave_ = false;         // a wave reached us (rank 0: we started one) and we have not reported
   std::size_t replies_due_ = 0;  // children of ours yet to report to this wave
   Report subtree_{0, 0};         // what the children reported to this wave, summed
