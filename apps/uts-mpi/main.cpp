@@ -7,6 +7,7 @@
 //   --trace FILE: the run's timeline, a process per rank (Perfetto UI opens it)
 //   --worker-probe-us P: DistConfig::worker_probe_us (100; 0: the workers never probe)
 //   --random-steals N: DistConfig::random_steals (random victims tried before the lifelines)
+//   --refill-ahead N: DistConfig::refill_ahead (4; 0: a rank asks for work only once dry)
 //   --unweighted: steals take half of a victim's spare nodes, not half of its
 //   expected work (DistExecutor::weigh_tasks with UtsExpectedNodes, the default)
 //   stealpool-uts-mpi --tree T1 --serial      the serial walk, no executor
@@ -46,6 +47,7 @@ struct Options {
   std::string trace;    // --trace FILE: written by rank 0
   std::uint32_t worker_probe_us = stealpool::mpi::DistConfig{}.worker_probe_us;
   std::size_t random_steals = stealpool::mpi::DistConfig{}.random_steals;
+  std::size_t refill_ahead = stealpool::mpi::DistConfig{}.refill_ahead;
   bool weighted = true;  // DistExecutor::weigh_tasks by each node's expected subtree
 };
 
@@ -57,7 +59,7 @@ struct Counts {
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::fprintf(stderr, "stealpool-uts-mpi: %s\nusage: stealpool-uts-mpi --tree T1|T2|T3|T5 [--workers N] [--metrics] [--serial] "
-               "[--trace FILE] [--worker-probe-us P] [--random-steals N] [--unweighted]\n",
+               "[--trace FILE] [--worker-probe-us P] [--random-steals N] [--refill-ahead N] [--unweighted]\n",
                what.c_str());
   std::exit(2);
 }
@@ -95,6 +97,8 @@ Options parse(int argc, char** argv) {
       o.worker_probe_us = static_cast<std::uint32_t>(whole_number(arg, value(), 0, 1'000'000));
     } else if (arg == "--random-steals") {
       o.random_steals = whole_number(arg, value(), 0, 1024);
+    } else if (arg == "--refill-ahead") {
+      o.refill_ahead = whole_number(arg, value(), 0, 1'000'000);
     } else if (arg == "--unweighted") {
       o.weighted = false;
     } else if (arg == "--metrics") {
@@ -140,6 +144,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
   config.workers = o.workers;
   config.worker_probe_us = o.worker_probe_us;
   config.random_steals = o.random_steals;
+  config.refill_ahead = o.refill_ahead;
   std::optional<stealpool::TraceRecorder> recorder;
   std::ofstream trace_file;
   if (!o.trace.empty()) {
@@ -196,7 +201,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
       std::printf("rank=%zu tasks_run=%llu batches_stolen=%llu tasks_stolen=%llu batches_given=%llu "
                   "steal_requests=%llu empty_replies=%llu lifeline_requests=%llu messages_sent=%llu "
                   "messages_received=%llu worker_parks=%llu progress_naps=%llu progress_cpu_s=%.3f "
-                  "worker_probe_rings=%llu\n",
+                  "worker_probe_rings=%llu hunts_ahead=%llu\n",
                   r, static_cast<unsigned long long>(m.tasks_run), static_cast<unsigned long long>(m.batches_stolen),
                   static_cast<unsigned long long>(m.tasks_stolen), static_cast<unsigned long long>(m.batches_given),
                   static_cast<unsigned long long>(m.steal_requests_sent),
@@ -205,7 +210,7 @@ int run(const Options& o, const stealpool::mpi::Environment& env) {
                   static_cast<unsigned long long>(m.messages_sent),
                   static_cast<unsigned long long>(m.messages_received), static_cast<unsigned long long>(m.worker_parks),
                   static_cast<unsigned long long>(m.progress_naps), m.progress_cpu_s,
-                  static_cast<unsigned long long>(m.worker_probe_rings));
+                  static_cast<unsigned long long>(m.worker_probe_rings), static_cast<unsigned long long>(m.hunts_ahead));
     }
   }
   return status;

@@ -175,6 +175,14 @@ class Executor {
     return r.taken;
   }
 
+  // How many tasks the injector and the workers' deques hold now, as take_half()
+  // sees them: a racy snapshot for a balancer's decisions (the MPI executor asks
+  // for more work when it runs low), not a count. Any thread.
+  std::size_t queued_hint() const {
+    const auto& shared = *this->shared();
+    return detail::queued_hint(&shared.injector, shared.deques);
+  }
+
   std::size_t workers() const { return shared()->config.workers; }
 
   // Closes the gate, waits for every accepted task, stops the workers, returns the

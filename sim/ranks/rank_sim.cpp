@@ -67,12 +67,16 @@ std::uint64_t fingerprint(const UtsNode& n) {
 class SimPool final : public mpi::detail::LocalPool {
  public:
   // `weigh`: nullptr, or [MPI-take-by-weight]'s weights (outlives the pool).
-  SimPool(int rank, int workers, std::int64_t& queued_total, const workloads::UtsExpectedNodes* weigh)
+  SimPool(int rank, int workers, std::size_t refill_ahead, std::int64_t& queued_total,
+          const workloads::UtsExpectedNodes* weigh)
       : idle_(static_cast<std::size_t>(workers)), visible_floor_(16 * static_cast<std::size_t>(workers)),
-        queued_total_(queued_total), weigh_(weigh), rank_(rank) {
+        low_mark_(refill_ahead * static_cast<std::size_t>(workers)), queued_total_(queued_total), weigh_(weigh),
+        rank_(rank) {
     for (int w = workers - 1; w >= 0; --w) idle_[static_cast<std::size_t>(workers - 1 - w)] = w;
   }
   bool dry() const noexcept override { return queue_.empty() && running_ == 0; }
+  // [MPI-refill-ahead], as RankWorkers: at most refill_ahead queued a worker.
+  bool running_low() const noexcept override { return low_mark_ > 0 && queue_.size() <= low_mark_; }
   // The simulator models the nap itself (RankSim::progress_round and the bell in
   // finish_node); the protocol never naps.
   void nap(std::chrono::microseconds) noexcept override {}
@@ -145,6 +149,7 @@ class SimPool final : public mpi::detail::LocalPool {
   std::deque<UtsNode> queue_;
   std::vector<int> idle_;  // idle worker ids, the next to start last
   std::size_t visible_floor_;  // 16 a worker: what a take sees of a short queue
+  std::size_t low_mark_;       // refill_ahead a worker; 0: never low
   std::int64_t& queued_total_;  // RankSim's: the nodes queued on every rank (for queued_per_worker)
   const workloads::UtsExpectedNodes* weigh_;  // nullptr: a take sends half of the visible nodes
   std::vector<double> weights_;               // of a take's nodes
@@ -199,9 +204,9 @@ class SimTransport final : public mpi::detail::Transport {
 };
 
 struct SimRank {
-  SimRank(RankSim& sim, int rank, int size, int workers, const mpi::detail::ProtocolConfig& pc, std::int64_t& queued_total,
-          const workloads::UtsExpectedNodes* weigh)
-      : pool(rank, workers, queued_total, weigh), transport(sim, rank), protocol(rank, size, pc, pool, transport) {}
+  SimRank(RankSim& sim, int rank, int size, int workers, std::size_t refill_ahead, const mpi::detail::ProtocolConfig& pc,
+          std::int64_t& queued_total, const workloads::UtsExpectedNodes* weigh)
+      : pool(rank, workers, refill_ahead, queued_total, weigh), transport(sim, rank), protocol(rank, size, pc, pool, transport) {}
   SimPool pool;
   SimTransport transport;
   RankProtocol protocol;
@@ -229,7 +234,7 @@ class RankSim {
     pc.seed = c.seed;
     ranks_.reserve(static_cast<std::size_t>(c.ranks));
     for (int r = 0; r < c.ranks; ++r) {
-      ranks_.emplace_back(std::make_unique<SimRank>(*this, r, c.ranks, c.workers, pc, queued_total_,
+      ranks_.emplace_back(std::make_unique<SimRank>(*this, r, c.ranks, c.workers, c.refill_ahead, pc, queued_total_,
                                                     c.weigh_tasks ? &expected_nodes_ : nullptr));
       ranks_.back()->running.resize(static_cast<std::size_t>(c.workers));
     }

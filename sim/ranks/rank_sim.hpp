@@ -40,6 +40,10 @@ struct RankSimConfig {
   // work ([MPI-take-by-weight]), as stealpool-uts-mpi does; false: half of the
   // spare nodes, as a DistExecutor without weigh_tasks.
   bool weigh_tasks = false;
+  // [MPI-refill-ahead]: a rank whose queue holds at most this many nodes a
+  // worker, while it has work, asks its lifelines (DistConfig::refill_ahead,
+  // the same default); 0: only once it runs dry.
+  std::size_t refill_ahead = 4;
   // false: the progress thread handles each message when it arrives and decides
   // after every event of its rank (a thread that polls without pause). true: it
   // runs the real Progress::run() rounds: receive up to 64 arrived messages, one

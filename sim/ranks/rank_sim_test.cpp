@@ -199,6 +199,7 @@ TEST(RankSim, EveryEmittedFrameReachesRankZeroOnceBeforeItTerminates) {
 class FakePool final : public mpi::detail::LocalPool {
  public:
   bool dry() const noexcept override { return is_dry; }
+  bool running_low() const noexcept override { return is_low; }
   void nap(std::chrono::microseconds) noexcept override {}
   std::size_t take_half(std::size_t, std::vector<std::byte>&) override { return 0; }
   void give(std::span<const std::byte>, std::size_t) override {}
@@ -212,6 +213,7 @@ class FakePool final : public mpi::detail::LocalPool {
   }
   std::vector<std::byte> frames;
   bool is_dry = true;
+  bool is_low = false;
 };
 class FakeTransport final : public mpi::detail::Transport {
  public:
@@ -316,6 +318,45 @@ TEST(RankProtocolAlone, OnlyAMessageSentAfterItsSenderReportedToTheWaveMakesTheR
   (void)rank1.step();
   ASSERT_EQ(net.payloads.size(), 1u);
   EXPECT_EQ(stamp_of(net.payloads[0]), 3u);
+}
+
+// [MPI-refill-ahead] A rank with work whose pool runs low asks each of its
+// lifelines once, before it runs dry, and stays active; a push allows the next
+// ask, made only where no request of its own is pending; a rank not low asks
+// nothing.
+TEST(RankProtocolAlone, ARankRunningLowAsksItsLifelinesOnceBeforeItRunsDry) {
+  using namespace mpi::detail;
+  FakePool pool;
+  pool.is_dry = false;
+  FakeTransport net;
+  RankProtocol rank5(5, 8, ProtocolConfig{}, pool, net);  // lifelines 4, 7, 1
+  (void)rank5.step();
+  EXPECT_TRUE(net.sent.empty()) << "not low: nothing to ask";
+  pool.is_low = true;
+  EXPECT_TRUE(rank5.step());
+  const std::vector<std::pair<int, int>> asked = {{4, kLifelineRequest}, {7, kLifelineRequest}, {1, kLifelineRequest}};
+  EXPECT_EQ(net.sent, asked);
+  EXPECT_EQ(rank5.metrics().hunts_ahead, 1u);
+  EXPECT_FALSE(rank5.passive());
+  net.sent.clear();
+  (void)rank5.step();
+  EXPECT_TRUE(net.sent.empty()) << "asked once per refill";
+  // Rank 7 pushes one task (count 1, no task bytes: the fake pool takes none).
+  std::uint64_t one = 1, stamp = 0;
+  std::vector<std::byte> push(sizeof one + sizeof stamp);
+  std::memcpy(push.data(), &one, sizeof one);
+  std::memcpy(push.data() + sizeof one, &stamp, sizeof stamp);
+  rank5.receive(7, kLifelinePush, push);
+  (void)rank5.step();
+  const std::vector<std::pair<int, int>> again = {{7, kLifelineRequest}};
+  EXPECT_EQ(net.sent, again) << "only the lifeline that pushed is asked again";
+  EXPECT_EQ(rank5.metrics().hunts_ahead, 2u);
+  // Running dry now: its requests are out, so it is passive at once.
+  pool.is_dry = true;
+  net.sent.clear();
+  (void)rank5.step();
+  EXPECT_TRUE(rank5.passive());
+  for (const auto& [dest, tag] : net.sent) EXPECT_NE(tag, kLifelineRequest) << "to " << dest;
 }
 
 // The progress thread's nap policy (progress_sleep.hpp), which the real loop
@@ -520,6 +561,22 @@ TEST(RankSim, ARunLongerThanItsEventGuardIsReportedAsALivelock) {
   ASSERT_FALSE(r.violations.empty());
   EXPECT_NE(r.violations.front().find("liveness: no termination after 1000 events"), std::string::npos)
       << r.violations.front();
+}
+
+// [MPI-refill-ahead] in the simulated runs: ranks ask ahead when they run low,
+// and never with refill_ahead 0; every node still runs once (checked by the
+// simulator on each run).
+TEST(RankSim, RanksRunningLowAskTheirLifelinesAheadOnlyWhenConfigured) {
+  for (std::size_t ahead : {std::size_t{0}, std::size_t{4}}) {
+    RankSimConfig c = small(kSmallGeometric, 16, 1, 1);
+    c.refill_ahead = ahead;
+    const RankSimResult r = run_rank_sim(c);
+    ASSERT_TRUE(r.violations.empty()) << violations(r);
+    std::uint64_t hunts_ahead = 0;
+    for (const mpi::RankMetrics& m : r.per_rank) hunts_ahead += m.hunts_ahead;
+    if (ahead == 0) EXPECT_EQ(hunts_ahead, 0u);
+    else EXPECT_GT(hunts_ahead, 16u) << "most ranks run low more than once";
+  }
 }
 
 TEST(RankSim, ASeedGivesTheSameRunEveryTime) {

@@ -4,7 +4,7 @@
 //   stealpool_sim ranks --tree T1|T3|... [--ranks N] [--workers W] [--latency-us L]
 //       [--bandwidth-gbps B] [--node-ns C] [--seed S | --seeds A..B] [--jitter J]
 //       [--start-rank R] [--fail-rank R --fail-after K] [--random-steals N]
-//       [--max-batch N] [--weigh] [--wave-arity K] [--mutant ignore-black|pass-token-when-busy|data-after-report]
+//       [--max-batch N] [--weigh] [--refill-ahead N] [--wave-arity K] [--mutant ignore-black|pass-token-when-busy|data-after-report]
 //       [--emit-leaves]
 //       [--progress polling|sleeping] [--worker-probe-us P]
 //       [--per-rank] [--trace]
@@ -66,11 +66,12 @@ mpi::detail::SafraMutant mutant_by_name(const std::string& name) {
 }
 
 void print_result(const RankSimConfig& c, const RankSimResult& r, bool per_rank) {
-  std::printf("tree=%s ranks=%d workers=%d progress=%s weighed=%s worker_probe_us=%g latency_us=%g bandwidth_gbps=%g seed=%llu nodes=%llu "
+  std::printf("tree=%s ranks=%d workers=%d progress=%s weighed=%s refill_ahead=%zu worker_probe_us=%g latency_us=%g bandwidth_gbps=%g seed=%llu nodes=%llu "
               "leaves=%llu depth=%d "
               "time_s=%.6f detect_s=%.6f serial_s=%.6f efficiency=%.3f messages=%llu bytes=%llu waves=%llu crossings=%llu dropped=%llu "
               "data_frames=%llu max_busy_request_wait_us=%.1f max_dry_refill_wait_us=%.1f spin_refills=%llu max_spin_refill_wait_us=%.1f spread_s=%.6f startup_share=%.3f queued_per_worker=%.1f busy_by_tenth=",
               c.tree.name, c.ranks, c.workers, c.sleeping_progress ? "sleeping" : "polling", c.weigh_tasks ? "yes" : "no",
+              c.refill_ahead,
               c.sleeping_progress ? c.worker_probe_s * 1e6 : 0.0, c.latency_s * 1e6, c.bandwidth_Bps * 8 / 1e9,
               static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(r.nodes),
               static_cast<unsigned long long>(r.leaves), r.depth, r.time_s, r.time_s - r.last_node_s, r.serial_s, r.efficiency,
@@ -85,10 +86,11 @@ void print_result(const RankSimConfig& c, const RankSimResult& r, bool per_rank)
   for (std::size_t i = 0; i < r.per_rank.size(); ++i) {
     const mpi::RankMetrics& m = r.per_rank[i];
     std::printf("  rank=%zu tasks_run=%llu steal_requests_sent=%llu batches_stolen=%llu tasks_stolen=%llu "
-                "batches_given=%llu lifeline_pushes_given=%llu messages_sent=%llu\n",
+                "batches_given=%llu lifeline_pushes_given=%llu hunts_ahead=%llu messages_sent=%llu\n",
                 i, static_cast<unsigned long long>(m.tasks_run), static_cast<unsigned long long>(m.steal_requests_sent),
                 static_cast<unsigned long long>(m.batches_stolen), static_cast<unsigned long long>(m.tasks_stolen),
                 static_cast<unsigned long long>(m.batches_given), static_cast<unsigned long long>(m.lifeline_pushes_given),
+                static_cast<unsigned long long>(m.hunts_ahead),
                 static_cast<unsigned long long>(m.messages_sent));
   }
 }
@@ -171,6 +173,7 @@ int ranks_main(int argc, char** argv) {
       else if (a == "--random-steals") c.protocol.random_steals = static_cast<std::size_t>(count(0, 1 << 20));
       else if (a == "--max-batch") c.protocol.max_batch = static_cast<std::size_t>(count(1, 1 << 30));
       else if (a == "--weigh") c.weigh_tasks = true;
+      else if (a == "--refill-ahead") c.refill_ahead = static_cast<std::size_t>(count(0, 1 << 20));
       else if (a == "--mutant") c.protocol.mutant = mutant_by_name(value());
       else if (a == "--wave-arity") c.protocol.wave_arity = static_cast<int>(count(1, 1 << 20));
       else if (a == "--progress") {

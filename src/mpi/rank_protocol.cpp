@@ -73,7 +73,18 @@ bool RankProtocol::step() {
     busy = true;
   }
   if (!dry && !cancelled_) busy |= serve_lifelines();
-  if (dry && !hunting_ && !hunt_done_) busy |= hunt();
+  if (dry && !hunting_ && !hunt_done_) {
+    busy |= hunt();
+  } else if (!dry && !asked_ahead_ && !hunting_ && !cancelled_ && size_ > 1 && pool_.running_low()) {
+    // [MPI-refill-ahead] a rank about to run dry asks its lifelines now, so the
+    // pushes are on their way while its last tasks run; once per refill (a push
+    // received allows the next). Lifelines only: a random victim answering
+    // empty would leave the rank as low as before, to ask again at once.
+    ++metrics_.hunts_ahead;
+    asked_ahead_ = true;
+    ask_lifelines();
+    busy = true;
+  }
   const bool may_report = config_.mutant == SafraMutant::kPassTokenWhenBusy || (dry && passive());
   if (may_report) busy |= advance_wave();
   if (config_.mutant == SafraMutant::kDataAfterReport) flush_data();
@@ -203,6 +214,7 @@ void RankProtocol::accept(const std::vector<std::byte>& bytes) {
   }
   pool_.give(std::span<const std::byte>(bytes).subspan(sizeof count), tasks);
   hunt_done_ = false;  // active again: the next time the rank runs dry it hunts anew
+  asked_ahead_ = false;  // and the next time it runs low it asks ahead anew
 }
 
 void RankProtocol::answer_steal(int thief) {
@@ -272,13 +284,18 @@ void RankProtocol::request_random_steal() {
 }
 
 void RankProtocol::send_lifeline_requests() {
+  ask_lifelines();
+  hunt_done_ = true;  // passive from here until work arrives
+}
+
+// Registers on every lifeline where no request of ours is pending.
+void RankProtocol::ask_lifelines() {
   for (std::size_t i = 0; i < lifeline_buddies_.size(); ++i) {
     if (lifeline_registered_[i]) continue;  // still pending there from an earlier hunt
     lifeline_registered_[i] = true;
     ++metrics_.lifeline_requests_sent;
     send(lifeline_buddies_[i], kLifelineRequest, {});
   }
-  hunt_done_ = true;  // passive from here until work arrives
 }
 
 // Called when the rank is passive. Rank 0 starts a wave, or decides one whose

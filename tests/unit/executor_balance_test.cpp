@@ -58,6 +58,22 @@ TEST(ExecutorTakeHalf, TakesTheOlderHalfAndTheRestRunsOnce) {
   EXPECT_EQ(m.tasks_dropped, 0u);
 }
 
+// queued_hint() is what a take sees: the tasks in the deques and the injector,
+// less what takes moved out (the MPI executor asks for more when it is low).
+TEST(ExecutorTakeHalf, TheQueuedHintCountsWhatATakeSeesInTheDequesAndTheInjector) {
+  sptest::Watchdog dog("ExecutorTakeHalf.QueuedHint");
+  HeldQueue q(10);
+  EXPECT_EQ(q.ex.queued_hint(), 10u) << "the held worker's deque; the running root is not queued";
+  std::vector<int> out;
+  EXPECT_EQ(q.ex.take_half(100, out), 5u);
+  EXPECT_EQ(q.ex.queued_hint(), 5u);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(q.ex.spawn_external(100 + i));  // in the injector, behind the root
+  EXPECT_EQ(q.ex.queued_hint(), 8u);
+  q.release.store(true, std::memory_order::release);
+  EXPECT_EQ(q.ex.join().tasks_executed, 9u);
+  EXPECT_EQ(q.ex.queued_hint(), 0u) << "all run";
+}
+
 TEST(ExecutorTakeHalf, MaxBoundsTheTakeAndALoneQueuedTaskStays) {
   sptest::Watchdog dog("ExecutorTakeHalf.Max");
   HeldQueue q(10);

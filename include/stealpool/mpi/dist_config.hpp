@@ -17,6 +17,9 @@ struct DistConfig {
   std::size_t random_steals = 0;  // random victims tried when the rank runs dry, before its lifelines
                                   // (0: straight to the lifelines, which measured best: README.md)
   std::size_t max_batch = 4096;   // most tasks one steal reply or lifeline push carries, >= 1
+  std::size_t refill_ahead = 4;   // a rank whose queues hold at most this many tasks a worker asks its
+                                  // lifelines for more while it still has work ([MPI-refill-ahead]);
+                                  // 0: only once it runs dry
   std::uint64_t seed = 0x5EEDu;   // victim choice; mixed with the rank and the worker id
   std::uint32_t worker_probe_us = 100;  // between tasks, a worker looks for a waiting message at most this
                                         // often on the rank and wakes the progress thread ([MPI-worker-probe]);

@@ -22,6 +22,7 @@ struct RankMetrics {
   std::uint64_t empty_replies = 0;      // steal requests of ours answered with nothing
   std::uint64_t lifeline_requests_sent = 0;
   std::uint64_t lifeline_pushes_given = 0;  // of batches_given: sent along a lifeline
+  std::uint64_t hunts_ahead = 0;        // lifelines asked while the rank still had work ([MPI-refill-ahead])
   std::uint64_t messages_sent = 0;      // every message, the waves' and the termination notice included
   std::uint64_t messages_received = 0;
   std::uint64_t token_waves = 0;        // termination waves started (rank 0 only)

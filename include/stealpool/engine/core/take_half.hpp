@@ -40,14 +40,21 @@ std::size_t take_from(Queue& queue, std::size_t want, Sink& sink) noexcept {
   return taken;
 }
 
-// How many tasks a take of half asks for: half of what the injector (nullptr:
-// none) and the deques hold now, rounded down (a lone queued task stays: an
-// idle worker is about to run it), at most `max`. A snapshot of size_hint()s;
-// the steals decide.
+// What the injector (nullptr: none) and the deques hold now: a snapshot of
+// their size_hint()s, for a balancer's decisions, not a count.
 template <class Injector, class Deques>
-std::size_t half_of_spare(const Injector* injector, const Deques& deques, std::size_t max) noexcept {
+std::size_t queued_hint(const Injector* injector, const Deques& deques) noexcept {
   std::size_t n = injector != nullptr ? injector->size_hint() : 0;
   for (const auto& deque : deques) n += deque->size_hint();
+  return n;
+}
+
+// How many tasks a take of half asks for: half of queued_hint(), rounded down
+// (a lone queued task stays: an idle worker is about to run it), at most
+// `max`. The steals decide.
+template <class Injector, class Deques>
+std::size_t half_of_spare(const Injector* injector, const Deques& deques, std::size_t max) noexcept {
+  const std::size_t n = queued_hint(injector, deques);
   return n / 2 < max ? n / 2 : max;
 }
 

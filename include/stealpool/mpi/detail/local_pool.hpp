@@ -22,6 +22,10 @@ class LocalPool {
   // true it stays true until give() is called: only the progress thread adds work
   // to a dry rank.
   virtual bool dry() const noexcept = 0;
+  // True when the rank still has work but its queues hold so few tasks that it
+  // may run dry before a refill could arrive ([MPI-refill-ahead]): its lifelines
+  // are asked now. A hint: a wrong answer costs a message or a wait, never a task.
+  virtual bool running_low() const noexcept { return false; }
   // Sleeps for at most `most`, less if the rank runs dry meanwhile: the settle
   // that takes [MPI-outstanding] to zero rings the progress thread, so a
   // dry rank hunts at once instead of after the rest of a sleep ([MPI-dry-bell]).

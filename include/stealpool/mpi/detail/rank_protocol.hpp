@@ -126,6 +126,7 @@ class RankProtocol {
   bool hunt();
   void request_random_steal();
   void send_lifeline_requests();
+  void ask_lifelines();
   bool advance_wave();
   void start_wave();
   void open_wave();
@@ -155,6 +156,7 @@ class RankProtocol {
   bool terminated_ = false;
   bool hunting_ = false;         // a steal request of ours awaits its reply
   bool hunt_done_ = false;       // random steals failed and lifeline requests are out: passive
+  bool asked_ahead_ = false;     // ran low and asked its lifelines; no push since ([MPI-refill-ahead])
   std::size_t attempts_left_ = 0;
   std::vector<bool> lifeline_registered_;  // [buddy index]: our lifeline request is pending there
   std::vector<int> lifeline_thieves_;      // ranks whose lifeline request we hold

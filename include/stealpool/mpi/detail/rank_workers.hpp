@@ -194,6 +194,14 @@ class RankWorkers final : public LocalPool {
 
   void nap(std::chrono::microseconds most) noexcept override { (void)progress_bell_.park(most); }
 
+  // [MPI-refill-ahead]: the deques and the injector hold at most refill_ahead
+  // tasks a worker (a worker's private tail is empty then: [MPI-private-tail]
+  // moves it to the deque while the deque holds fewer than kVisibleTasks).
+  bool running_low() const noexcept override {
+    if (!engine_ || config_.refill_ahead == 0) return false;
+    return engine_->queued_hint() <= config_.refill_ahead * config_.workers;
+  }
+
   std::size_t take_half(std::size_t max, std::vector<std::byte>& out) override {
     export_.clear();
     // [TAKE-half]: the tasks leave the executor, and their units its count, here;
