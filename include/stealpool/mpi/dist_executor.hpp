@@ -35,7 +35,8 @@
 // Semantics of run(): each rank runs its tasks on its workers; a rank that runs
 // dry registers on its lifelines (after DistConfig::random_steals random
 // victims, 0 by default) and sleeps until one pushes it about half of its
-// queued tasks (README.md). run() returns on every rank once no task is queued or running
+// queued tasks (README.md); one that runs low (DistConfig::refill_ahead queued
+// tasks a worker) registers before it runs dry. run() returns on every rank once no task is queued or running
 // anywhere and no message is in flight (Dijkstra-Safra termination), so every
 // task seeded or spawned has run exactly once. If a task throws, the run is
 // cancelled on every rank (remaining tasks are dropped, counted in
