@@ -16,7 +16,6 @@
 #include <deque>
 #include <functional>
 #include <queue>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -225,17 +224,9 @@ class IdealSim {
 }  // namespace
 
 void IdealSimConfig::validate() const {
-  auto bad = [](const char* field, const std::string& value, const char* want) {
-    std::string m = "ideal scheduler: ";
-    m.append(field).append(" must be ").append(want).append(", got ").append(value);
-    throw std::invalid_argument(m);
-  };
-  if (ranks < 1 || ranks > (1 << 20)) bad("ranks", std::to_string(ranks), "1..1048576");
-  if (workers < 1 || workers > 4096) bad("workers", std::to_string(workers), "1..4096");
-  if (static_cast<long long>(ranks) * workers > (1 << 24))
-    bad("ranks x workers", std::to_string(static_cast<long long>(ranks) * workers), "at most 16777216");
-  if (!(latency_s >= 0) || !std::isfinite(latency_s)) bad("latency", std::to_string(latency_s), ">= 0 s");
-  if (!(node_cost_s > 0) || !std::isfinite(node_cost_s)) bad("node cost", std::to_string(node_cost_s), "> 0 s");
+  validate_shared_settings("ideal scheduler", ranks, workers, latency_s, node_cost_s);
+  const long long all = static_cast<long long>(ranks) * workers;
+  if (all > (1 << 24)) refuse_setting("ideal scheduler", "ranks x workers", std::to_string(all), "at most 16777216");
 }
 
 IdealSimResult run_ideal_sim(const IdealSimConfig& config) {

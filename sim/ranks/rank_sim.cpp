@@ -608,17 +608,26 @@ RankSimResult RankSim::run() {
 
 }  // namespace
 
+void refuse_setting(const char* who, const char* field, const std::string& value, const char* want) {
+  std::string m = who;
+  m.append(": ").append(field).append(" must be ").append(want).append(", got ").append(value);
+  throw std::invalid_argument(m);
+}
+
+void validate_shared_settings(const char* who, int ranks, int workers, double latency_s, double node_cost_s) {
+  if (ranks < 1 || ranks > (1 << 20)) refuse_setting(who, "ranks", std::to_string(ranks), "1..1048576");
+  if (workers < 1 || workers > 4096) refuse_setting(who, "workers", std::to_string(workers), "1..4096");
+  if (!(latency_s >= 0) || !std::isfinite(latency_s)) refuse_setting(who, "latency", std::to_string(latency_s), ">= 0 s");
+  if (!(node_cost_s > 0) || !std::isfinite(node_cost_s))
+    refuse_setting(who, "node cost", std::to_string(node_cost_s), "> 0 s");
+}
+
 void RankSimConfig::validate() const {
   auto bad = [](const char* field, const std::string& value, const char* want) {
-    std::string m = "rank simulator: ";
-    m.append(field).append(" must be ").append(want).append(", got ").append(value);
-    throw std::invalid_argument(m);
+    refuse_setting("rank simulator", field, value, want);
   };
-  if (ranks < 1 || ranks > (1 << 20)) bad("ranks", std::to_string(ranks), "1..1048576");
-  if (workers < 1 || workers > 4096) bad("workers", std::to_string(workers), "1..4096");
-  if (!(latency_s >= 0) || !std::isfinite(latency_s)) bad("latency", std::to_string(latency_s), ">= 0 s");
+  validate_shared_settings("rank simulator", ranks, workers, latency_s, node_cost_s);
   if (!(bandwidth_Bps > 0) || !std::isfinite(bandwidth_Bps)) bad("bandwidth", std::to_string(bandwidth_Bps), "> 0 bytes/s");
-  if (!(node_cost_s > 0) || !std::isfinite(node_cost_s)) bad("node cost", std::to_string(node_cost_s), "> 0 s");
   if (!(jitter >= 0) || !std::isfinite(jitter)) bad("jitter", std::to_string(jitter), ">= 0");
   if (!(worker_probe_s >= 0) || !(worker_probe_s <= 1)) bad("worker probe interval", std::to_string(worker_probe_s), "0..1 s");
   if (start_rank < 0 || start_rank >= ranks) bad("start rank", std::to_string(start_rank), "0..ranks-1");

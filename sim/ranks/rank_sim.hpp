@@ -78,6 +78,12 @@ double calibrated_node_cost_s(const workloads::UtsTree& tree);
 // "T1", "T3", ... (the trees of uts.hpp, and the small test trees below);
 // std::invalid_argument naming an unknown one.
 workloads::UtsTree tree_by_name(const std::string& name);
+// The settings both simulators take, checked by the same rules: ranks
+// 1..2^20, workers 1..4096, latency >= 0 s, node cost > 0 s, all finite. Throws
+// std::invalid_argument "<who>: <field> must be <want>, got <value>" for the
+// first bad one (refuse_setting).
+void validate_shared_settings(const char* who, int ranks, int workers, double latency_s, double node_cost_s);
+[[noreturn]] void refuse_setting(const char* who, const char* field, const std::string& value, const char* want);
 // The tree with its counts filled in by a serial walk where none are published
 // (the small test trees); a tree with published counts comes back unchanged.
 workloads::UtsTree with_reference_counts(workloads::UtsTree tree);
